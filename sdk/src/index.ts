@@ -1,0 +1,4 @@
+/**
+ * @ir21/sdk: typed clients for the ir21 communications data service.
+ */
+export { createConsoleClient, type ConsoleClientOptions } from "./console.ts";

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      production: false,
+      port: 8787,
+      host: "127.0.0.1",
+      databaseUrl: "file:data/ir21.sqlite",
+      redisUrl: null,
+      publicOrigins: ["http://localhost:8787"],
+      secureCookies: false,
+      smsProvider: "dev",
+      smsOutboxPath: "data/sms-outbox.jsonl",
+      webhookAllowHosts: [],
+      agreement: { termsVersion: "2026-09-08", privacyVersion: "2026-09-08" },
+    });
+  });
+
+  it("lists every bad variable at once", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "eighty", DATABASE_URL: "postgres://x", PUBLIC_ORIGIN: "https://a.example/path", REDIS_URL: "localhost" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join("\n");
+    for (const name of ["PORT", "DATABASE_URL", "PUBLIC_ORIGIN", "REDIS_URL"]) expect(problems).toContain(name);
+    expect((error as ConfigError).message).toMatch(/^Invalid configuration:/);
+  });
+
+  it("refuses the dev SMS provider, the webhook allowlist and missing secrets in production", () => {
+    expect(() => loadConfig({ NODE_ENV: "production", SMS_PROVIDER: "dev", WEBHOOK_ALLOW_HOSTS: "127.0.0.1" })).toThrow(ConfigError);
+    try {
+      loadConfig({ NODE_ENV: "production", SMS_PROVIDER: "dev", WEBHOOK_ALLOW_HOSTS: "127.0.0.1" });
+    } catch (e) {
+      const problems = (e as ConfigError).problems.join("\n");
+      expect(problems).toContain("SMS_PROVIDER");
+      expect(problems).toContain("WEBHOOK_ALLOW_HOSTS");
+      expect(problems).toContain("SESSION_SECRET");
+      expect(problems).toContain("OTP_PEPPER");
+    }
+  });
+
+  it("has no SMS provider in production unless one is configured, and none when told so", () => {
+    const secrets = { SESSION_SECRET: "s".repeat(32), OTP_PEPPER: "p".repeat(32) };
+    expect(loadConfig({ NODE_ENV: "production", ...secrets }).smsProvider).toBeNull();
+    expect(loadConfig({ SMS_PROVIDER: "none" }).smsProvider).toBeNull();
+  });
+
+  it("uses secure cookies when the console origin is https, and splits origin lists", () => {
+    const config = loadConfig({ PUBLIC_ORIGIN: "https://console.ir21.example, https://ir21.example/" });
+    expect(config.publicOrigins).toEqual(["https://console.ir21.example", "https://ir21.example"]);
+    expect(config.secureCookies).toBe(true);
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ PORT: "", REDIS_URL: "" })).toMatchObject({ port: 8787, redisUrl: null });
+  });
+});

@@ -1,0 +1,132 @@
+import { z } from "zod";
+
+/**
+ * Environment variables the server reads, validated once at start.
+ * Every variable is listed in README.md "Configuration"; names are fixed by DESIGN.md "Running it".
+ */
+const commaList = z
+  .string()
+  .transform((s) =>
+    s
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean),
+  );
+
+const origin = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value.replace(/\/$/, "");
+  } catch {
+    return false;
+  }
+}, "must be an origin such as https://console.example.com (scheme, host, optional port; no path)");
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:|mysql:\/\/|mariadb:\/\/)/, "must start with file: (SQLite) or mysql:// (MySQL/MariaDB)")
+    .default("file:data/ir21.sqlite"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  PUBLIC_ORIGIN: commaList.pipe(z.array(origin).min(1, "needs at least one origin")).default(["http://localhost:8787"]),
+  SMS_PROVIDER: z.enum(["aliyun", "tencent", "dev", "none"]).optional(),
+  IR21_SMS_OUTBOX: z.string().min(1).default("data/sms-outbox.jsonl"),
+  WEBHOOK_ALLOW_HOSTS: commaList.optional(),
+  DATA_DIR: z.string().min(1).default("data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  TRUST_PROXY: z
+    .enum(["true", "false", "1", "0"])
+    .transform((v) => v === "true" || v === "1")
+    .default(false),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  OTP_PEPPER: z.string().min(32, "must be at least 32 characters").optional(),
+  TERMS_VERSION: z.string().min(1).default("2026-09-08"),
+  PRIVACY_VERSION: z.string().min(1).default("2026-09-08"),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+
+export interface Config {
+  production: boolean;
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  /** Origins allowed to make cookie-authenticated writes; the first one is the canonical console origin. */
+  publicOrigins: string[];
+  /** Cookies get `Secure` and the `__Host-` prefix when the console is served over HTTPS. */
+  secureCookies: boolean;
+  smsProvider: "aliyun" | "tencent" | "dev" | null;
+  smsOutboxPath: string;
+  webhookAllowHosts: string[];
+  dataDir: string;
+  logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  shutdownTimeoutMs: number;
+  /** Null when not given: the embedded default generates them into DATA_DIR (see secrets.ts). */
+  secrets: { session: string | null; otpPepper: string | null };
+  agreement: { termsVersion: string; privacyVersion: string };
+  /** The raw environment, for domain settings that parse their own variables. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parses the environment into a {@link Config}, or throws a {@link ConfigError} naming every bad variable.
+ * @example
+ * const config = loadConfig(process.env);
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "not set", as in most twelve-factor tooling.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".") || "(env)"}: ${issue.message}`));
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === "production";
+  const problems: string[] = [];
+  if (production && e.SMS_PROVIDER === "dev") problems.push("SMS_PROVIDER: dev is refused when NODE_ENV=production");
+  if (production && e.WEBHOOK_ALLOW_HOSTS?.length) problems.push("WEBHOOK_ALLOW_HOSTS: the test-only allowlist is refused when NODE_ENV=production");
+  if (production && !e.SESSION_SECRET) problems.push("SESSION_SECRET: required when NODE_ENV=production");
+  if (production && !e.OTP_PEPPER) problems.push("OTP_PEPPER: required when NODE_ENV=production");
+  if (problems.length) throw new ConfigError(problems);
+
+  const smsProvider = e.SMS_PROVIDER === "none" ? null : (e.SMS_PROVIDER ?? (production ? null : "dev"));
+  const publicOrigins = e.PUBLIC_ORIGIN.map((o) => o.replace(/\/$/, ""));
+  return {
+    production,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL ?? null,
+    publicOrigins,
+    secureCookies: publicOrigins[0]!.startsWith("https:"),
+    smsProvider,
+    smsOutboxPath: e.IR21_SMS_OUTBOX,
+    webhookAllowHosts: e.WEBHOOK_ALLOW_HOSTS ?? [],
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    secrets: { session: e.SESSION_SECRET ?? null, otpPepper: e.OTP_PEPPER ?? null },
+    agreement: { termsVersion: e.TERMS_VERSION, privacyVersion: e.PRIVACY_VERSION },
+    env: { ...env },
+  };
+}

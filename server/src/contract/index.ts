@@ -1,0 +1,11 @@
+/**
+ * The wire contract: zod schemas for the envelope, the error body, resources, event types and limits.
+ * Procedures' `.types.ts` files and the OpenAPI document are built from these; nothing else defines a
+ * wire shape.
+ */
+export * from "./api-keys.ts";
+export * from "./common.ts";
+export * from "./envelope.ts";
+export * from "./errors.ts";
+export * from "./events.ts";
+export * from "./limits.ts";

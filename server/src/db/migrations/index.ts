@@ -1,0 +1,11 @@
+import type { Migration } from "kysely";
+import * as core from "./0001_core.ts";
+
+/**
+ * Every migration, by name. Names sort in apply order; each domain has its own hundred
+ * (0001-0099 core, 0100 catalogue, 0200 accounts, 0300 console, 0400 webhooks) so that work on
+ * different domains never competes for a number.
+ */
+export const migrations: Record<string, Migration> = {
+  "0001_core": core,
+};

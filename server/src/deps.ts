@@ -1,0 +1,74 @@
+import type { Config } from "./config.ts";
+import { systemClock, type Clock } from "./clock.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { openDatabase, type Db, type Dialect } from "./db/db.ts";
+import { openSharedStore, type SharedStore } from "./storage/shared-store.ts";
+import { createDatasetMetaSource, type DatasetMetaSource } from "./catalog/dataset-meta.ts";
+import { noAccountsResolver, type AccessResolver } from "./trpc/access.ts";
+import { resolveSecrets, type ServerSecrets } from "./secrets.ts";
+
+/** Process-wide state the shutdown sequence and /readyz share. */
+export interface Lifecycle {
+  shuttingDown: boolean;
+}
+
+/**
+ * Everything a request or job needs, built once at start. Procedures reach it through the tRPC
+ * middleware (never through the public Context type), services get the parts they use as arguments.
+ */
+export interface AppDeps {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  db: Db;
+  dialect: Dialect;
+  store: SharedStore;
+  datasetMeta: DatasetMetaSource;
+  access: AccessResolver;
+  secrets: ServerSecrets;
+  lifecycle: Lifecycle;
+  /** Closes the database and the shared store; the HTTP server is closed before this. */
+  close(): Promise<void>;
+}
+
+export interface DepsOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Prefix for shared-store keys (tests use one per server so they can share a Redis). */
+  keyPrefix?: string;
+}
+
+/**
+ * Opens the database and the shared store and assembles {@link AppDeps}. Does not migrate: `serve`
+ * and `migrate` decide that.
+ * @example
+ * const deps = await createDeps(loadConfig());
+ */
+export async function createDeps(config: Config, options: DepsOptions = {}): Promise<AppDeps> {
+  const log = options.log ?? createLogger({ level: config.logLevel });
+  const secrets = resolveSecrets(config);
+  const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
+  let store: SharedStore;
+  try {
+    store = await openSharedStore({ redisUrl: config.redisUrl, keyPrefix: options.keyPrefix });
+  } catch (error) {
+    await closeDb();
+    throw error;
+  }
+  return {
+    config,
+    clock: options.clock ?? systemClock,
+    log,
+    db,
+    dialect,
+    store,
+    datasetMeta: createDatasetMetaSource(db),
+    access: noAccountsResolver,
+    secrets,
+    lifecycle: { shuttingDown: false },
+    async close() {
+      await store.close();
+      await closeDb();
+    },
+  };
+}

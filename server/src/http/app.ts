@@ -1,0 +1,64 @@
+import { assertBodySize, H3 } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { envelope } from "./envelope.ts";
+import { errorResponse, toContractError } from "./errors.ts";
+import { requestIdOf } from "./request-id.ts";
+import { mountRestBindings } from "./rest.ts";
+import { trpcHandler } from "./trpc-handler.ts";
+
+/** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
+export type RouteMount = (app: H3, deps: AppDeps) => void;
+
+/**
+ * The whole HTTP surface: ops endpoints, /trpc, the frozen REST bindings and the /v1 data routes,
+ * with one request id, one body limit and one error renderer for all of them.
+ * @example
+ * const app = createApp(deps);
+ * const response = await app.request("/healthz");
+ */
+export function createApp(deps: AppDeps): H3 {
+  const app = new H3({
+    silent: true,
+    onRequest(event) {
+      event.context.startedAt = performance.now();
+      const requestId = requestIdOf(event);
+      event.res.headers.set("x-request-id", requestId);
+      // Handlers may return a Response with an error status (tRPC does); h3 then uses errHeaders.
+      event.res.errHeaders.set("x-request-id", requestId);
+      assertBodySize(event, deps.config.bodyLimitBytes);
+    },
+    onError(error, event) {
+      const contract = toContractError(error);
+      if (contract.unexpected) deps.log.error({ err: error.cause ?? error, request_id: requestIdOf(event) }, "unexpected error");
+      return errorResponse(event, contract);
+    },
+    onResponse(response, event) {
+      const ms = event.context.startedAt === undefined ? undefined : Math.round((performance.now() - event.context.startedAt) * 10) / 10;
+      deps.log.info(
+        { request_id: requestIdOf(event), method: event.req.method, path: event.url.pathname, status: response.status, ms },
+        "request",
+      );
+    },
+  });
+
+  app.get("/healthz", (event) => envelope(event, deps, { status: "ok" }));
+  app.get("/readyz", async (event) => {
+    if (deps.lifecycle.shuttingDown) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down");
+    try {
+      await deps.db.selectFrom("dataset_versions").select("version").limit(1).execute();
+    } catch (cause) {
+      throw new AppError("SERVICE_UNAVAILABLE", "Database unavailable", { cause });
+    }
+    if (deps.store.redis && (await deps.store.redis.ping().catch(() => null)) !== "PONG") {
+      throw new AppError("SERVICE_UNAVAILABLE", "Redis unavailable");
+    }
+    const meta = await deps.datasetMeta.current();
+    if (meta.dataset_version === "none") throw new AppError("SERVICE_UNAVAILABLE", "No dataset imported yet");
+    return envelope(event, deps, { status: "ready" });
+  });
+
+  app.all("/trpc/**", trpcHandler(deps));
+  mountRestBindings(app, deps);
+  return app;
+}

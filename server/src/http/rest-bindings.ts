@@ -1,0 +1,34 @@
+import type { AnyTRPCProcedure } from "@trpc/server";
+import type { AppRouter } from "../router.ts";
+
+type ProcedurePaths<TRecord, Prefix extends string = ""> = {
+  [K in keyof TRecord & string]: TRecord[K] extends AnyTRPCProcedure
+    ? `${Prefix}${K}`
+    : ProcedurePaths<TRecord[K], `${Prefix}${K}.`>;
+}[keyof TRecord & string];
+
+/** A procedure's dotted path in the app router, e.g. "contact.submit". */
+export type ProcedurePath = ProcedurePaths<AppRouter["_def"]["record"]>;
+
+export type InputSource = "params" | "query" | "body";
+
+export interface RestBinding {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** The frozen path, with `:name` for path parameters. */
+  path: `/${string}`;
+  procedure: ProcedurePath;
+  /**
+   * Where the procedure's input comes from, merged in this order (later wins, so path parameters
+   * cannot be overridden by a body field). Default: params + query for GET, params + body otherwise.
+   */
+  input?: readonly InputSource[];
+}
+
+/**
+ * The frozen REST paths of the contract, each served by a tRPC procedure. Adding an endpoint is one
+ * procedure plus one row here; the generic handler in rest.ts does the rest (input, envelope, errors).
+ */
+export const REST_BINDINGS: readonly RestBinding[] = [
+  // Contact
+  { method: "POST", path: "/contact", procedure: "contact.submit" },
+];

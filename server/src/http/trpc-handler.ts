@@ -1,0 +1,31 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import type { H3Event } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { appRouter } from "../router.ts";
+import { createContext } from "../trpc/context.ts";
+import { toContractError } from "./errors.ts";
+import { requestIdOf } from "./request-id.ts";
+
+/**
+ * Serves the app router at /trpc with tRPC's fetch adapter: in h3 v2 the event's request already is a
+ * web Request. Headers set on the event (cookies) are merged into tRPC's response by h3.
+ */
+export function trpcHandler(deps: AppDeps) {
+  return (event: H3Event) =>
+    fetchRequestHandler({
+      endpoint: "/trpc",
+      req: event.req,
+      router: appRouter,
+      createContext: () => createContext(event, deps),
+      responseMeta({ errors }) {
+        const headers = new Headers({ "cache-control": "no-store", "x-request-id": requestIdOf(event) });
+        // Only the error path carries extra headers (Retry-After); take the first error's.
+        for (const [name, value] of Object.entries(errors[0] ? toContractError(errors[0]).headers : {})) headers.set(name, value);
+        return { headers };
+      },
+      onError({ error, path }) {
+        const contract = toContractError(error);
+        if (contract.unexpected) deps.log.error({ err: error.cause ?? error, path, request_id: requestIdOf(event) }, "unexpected error in procedure");
+      },
+    });
+}

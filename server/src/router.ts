@@ -1,0 +1,9 @@
+import { contactRouter } from "./contact/router.ts";
+import { router } from "./trpc/init.ts";
+
+/** The whole tRPC API: one sub-router per domain. The SDK's console client is typed from this. */
+export const appRouter = router({
+  contact: contactRouter,
+});
+
+export type AppRouter = typeof appRouter;

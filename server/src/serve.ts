@@ -1,0 +1,60 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "h3";
+import type { AppDeps } from "./deps.ts";
+import { createApp } from "./http/app.ts";
+
+export interface RunningServer {
+  /** e.g. http://127.0.0.1:8787 */
+  url: string;
+  port: number;
+  server: Server;
+  /**
+   * Graceful stop: refuse new connections, let in-flight requests finish (up to the shutdown timeout,
+   * then cut them), then close the database and shared store.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the HTTP server for an assembled app.
+ * @example
+ * const running = await startServer(deps, { port: 0, host: "127.0.0.1" });
+ * await fetch(`${running.url}/healthz`);
+ * await running.close();
+ */
+export async function startServer(deps: AppDeps, listen: { port: number; host: string }, hooks: { beforeClose?: () => Promise<void> } = {}): Promise<RunningServer> {
+  const app = createApp(deps);
+  const server = createServer(toNodeHandler(app));
+  // Slowloris bounds: a client must send its headers, and its whole request, within these.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      deps.lifecycle.shuttingDown = true;
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive sockets go idle as their last request finishes; reap them as they do.
+      const reaper = setInterval(() => server.closeIdleConnections(), 25);
+      const deadline = setTimeout(() => server.closeAllConnections(), deps.config.shutdownTimeoutMs);
+      server.closeIdleConnections();
+      await drained;
+      clearInterval(reaper);
+      clearTimeout(deadline);
+      await hooks.beforeClose?.();
+      await deps.close();
+    })());
+
+  return { url: `http://${host}:${port}`, port, server, close };
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { ManualClock } from "../clock.ts";
+import { loadConfig } from "../config.ts";
+import { createDeps, type AppDeps } from "../deps.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { startServer } from "../serve.ts";
+import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestTarget } from "./databases.ts";
+import { captureLogs, type LogCapture } from "./log-capture.ts";
+
+export { ManualClock } from "../clock.ts";
+export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
+export { captureLogs, type LogCapture } from "./log-capture.ts";
+
+export interface TestServer {
+  /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
+  url: string;
+  target: TestTarget;
+  deps: AppDeps;
+  clock: ManualClock;
+  logs: LogCapture;
+  /** Scratch directory of this server (DATA_DIR, SMS outbox). */
+  dir: string;
+  /** fetch() against the server: `path` is relative to its URL. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** fetch() and parse the JSON body. */
+  json<T = any>(path: string, init?: Omit<RequestInit, "body"> & { body?: unknown }): Promise<{ status: number; headers: Headers; body: T }>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Extra environment variables, on top of the test defaults. */
+  env?: Record<string, string>;
+  clock?: ManualClock;
+}
+
+/**
+ * Starts the real server on an ephemeral loopback port with a fresh database (SQLite file or a new
+ * MySQL schema, per IR21_TEST_DB) and, on the mysql target, Redis under a private key prefix.
+ * @example
+ * const server = await startTestServer();
+ * const { status, body } = await server.json("/healthz");
+ * await server.close();
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const target = testTarget();
+  const database = await createTestDatabase(target);
+  const clock = options.clock ?? new ManualClock();
+  const logs = captureLogs();
+  const keyPrefix = `ir21test:${randomBytes(6).toString("hex")}:`;
+  const config = loadConfig({
+    NODE_ENV: "test",
+    DATABASE_URL: database.url,
+    REDIS_URL: target === "mysql" ? TEST_REDIS_URL() : undefined,
+    DATA_DIR: database.dir,
+    IR21_SMS_OUTBOX: join(database.dir, "sms-outbox.jsonl"),
+    SESSION_SECRET: randomBytes(32).toString("hex"),
+    OTP_PEPPER: randomBytes(32).toString("hex"),
+    SHUTDOWN_TIMEOUT_MS: "2000",
+    ...options.env,
+  });
+  const deps = await createDeps(config, { clock, log: logs.log, keyPrefix });
+  await migrateToLatest(deps.db);
+  const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {
+    async beforeClose() {
+      // Leave the shared Redis as we found it.
+      const redis = deps.store.redis;
+      if (redis) {
+        const keys = await redis.keys(`${keyPrefix}*`);
+        if (keys.length) await redis.del(...keys);
+      }
+    },
+  });
+
+  const doFetch = (path: string, init?: RequestInit) => fetch(new URL(path, running.url), init);
+  return {
+    url: running.url,
+    target,
+    deps,
+    clock,
+    logs,
+    dir: database.dir,
+    fetch: doFetch,
+    async json(path, init = {}) {
+      const { body, headers, ...rest } = init;
+      const hasBody = body !== undefined;
+      const response = await doFetch(path, {
+        ...rest,
+        headers: { ...(hasBody ? { "content-type": "application/json" } : {}), ...(headers as Record<string, string> | undefined) },
+        body: hasBody ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined,
+      });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await running.close();
+      await database.drop();
+    },
+  };
+}

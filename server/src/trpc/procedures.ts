@@ -1,0 +1,35 @@
+import { AppError } from "../errors.ts";
+import { baseProcedure } from "./init.ts";
+import type { ServerContext } from "./context.ts";
+
+/**
+ * Procedure builders named for the access they require. Each adds `deps` (the server's services) to
+ * ctx here, in middleware, so the public Context type stays free of them.
+ */
+const withDeps = baseProcedure.use(({ ctx, next }) => next({ ctx: { deps: (ctx as ServerContext).deps } }));
+
+/** Anyone may call; nothing about the caller is resolved. */
+export const anonymousProcedure = withDeps;
+
+/**
+ * Data access: an API key or a session, or anonymous when neither is presented. A presented but
+ * invalid credential is a 401, never anonymous.
+ */
+export const dataAccessProcedure = withDeps.use(async ({ ctx, next }) => {
+  const access = await ctx.deps.access.resolve({ sessionToken: ctx.sessionToken, apiKey: ctx.apiKey });
+  return next({ ctx: { access } });
+});
+
+/**
+ * Console operations: an account session is required. An API key cannot act for the user (403); no
+ * credentials at all is 401.
+ */
+export const sessionProcedure = withDeps.use(async ({ ctx, next }) => {
+  if (ctx.sessionToken === null) {
+    if (ctx.apiKey !== null) throw new AppError("FORBIDDEN", "An API key cannot manage the account; sign in to the console");
+    throw new AppError("UNAUTHORIZED", "Sign in to use the console");
+  }
+  const access = await ctx.deps.access.resolve({ sessionToken: ctx.sessionToken, apiKey: null });
+  if (access.kind !== "session") throw new AppError("UNAUTHORIZED", "Sign in to use the console");
+  return next({ ctx: { access } });
+});

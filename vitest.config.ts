@@ -1,0 +1,18 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * Two projects, one per database: `sqlite` (the embedded default) and `mysql` (MariaDB/MySQL and
+ * Redis on loopback). `pnpm test` runs the one IR21_TEST_DB names (sqlite unless told otherwise); the
+ * same test files run in both, through the real HTTP server.
+ */
+const include = ["server/src/**/*.test.ts", "sdk/src/**/*.test.ts", "cli/src/**/*.test.ts", "tests/**/*.test.ts"];
+const shared = { include, exclude: ["**/node_modules/**", "tests/bench/**"], testTimeout: 30_000, hookTimeout: 60_000 };
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { ...shared, name: "sqlite", env: { IR21_TEST_DB: "sqlite" } } },
+      { test: { ...shared, name: "mysql", env: { IR21_TEST_DB: "mysql" } } },
+    ],
+  },
+});
