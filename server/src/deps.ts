@@ -6,6 +6,7 @@ import { openSharedStore, type SharedStore } from "./storage/shared-store.ts";
 import { createDatasetMetaSource, type DatasetMetaSource } from "./catalog/dataset-meta.ts";
 import { noAccountsResolver, type AccessResolver } from "./trpc/access.ts";
 import { resolveSecrets, type ServerSecrets } from "./secrets.ts";
+import { unmetered, type Metering } from "./metering.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -25,6 +26,7 @@ export interface AppDeps {
   store: SharedStore;
   datasetMeta: DatasetMetaSource;
   access: AccessResolver;
+  metering: Metering;
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
   /** Closes the database and the shared store; the HTTP server is closed before this. */
@@ -64,6 +66,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     store,
     datasetMeta: createDatasetMetaSource(db),
     access: noAccountsResolver,
+    metering: unmetered,
     secrets,
     lifecycle: { shuttingDown: false },
     async close() {
