@@ -1,25 +1,106 @@
-import { defineCommand, runCommand, showUsage } from "citty";
+import { runCommand } from "citty";
+import { CommandLineError, extractGlobals, group, parseInvocation, type Ir21Command } from "./command.ts";
+import { accountCommands } from "./commands/account.ts";
+import { authCommands } from "./commands/auth.ts";
+import { configCommand } from "./commands/config.ts";
+import { contactCommand } from "./commands/contact.ts";
+import { keysCommand } from "./commands/keys.ts";
+import { sessionsCommand } from "./commands/sessions.ts";
+import { AuthRequiredError, CheckFailed, EXIT, Interrupted, UsageError, type ExitCode } from "./errors.ts";
+import { renderHelp } from "./help.ts";
+import { Output } from "./output.ts";
+import { Runtime, type Io } from "./runtime.ts";
+import { apiFailureOf } from "./sdk.ts";
 
-const command = defineCommand({
-  meta: { name: "ir21", version: "0.1.0", description: "Command-line tool for the ir21 communications data service" },
-  subCommands: {},
-});
+export const VERSION = "0.1.0";
 
-/** Runs the CLI and returns its exit code (0 ok, 1 usage error). */
-export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h")) {
-    await showUsage(command);
-    return argv.length === 0 ? 1 : 0;
-  }
-  if (argv[0] === "--version") {
-    console.log("0.1.0");
-    return 0;
-  }
+/** The whole command tree for one run (commands close over the run's runtime). */
+export function rootCommand(rt: Runtime): Ir21Command {
+  return group({
+    summary: "ir21: the command-line tool for the ir21 communications data service",
+    details:
+      "Sign in with a mainland-China mobile number, manage API keys, sessions and webhooks, and query the\n" +
+      "catalogue of number ranges, operators and networks.",
+    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 --profile staging whoami"],
+    commands: {
+      ...authCommands(rt),
+      keys: keysCommand(rt),
+      sessions: sessionsCommand(rt),
+      ...accountCommands(rt),
+      contact: contactCommand(rt),
+      config: configCommand(rt),
+    },
+  });
+}
+
+/**
+ * Runs the CLI once and returns its exit code (see {@link EXIT}). Everything it prints goes to
+ * `io.stdout` (results) and `io.stderr` (the rest).
+ * @example
+ * process.exitCode = await main(process.argv.slice(2));
+ */
+export async function main(argv: string[], io: Io = processIo()): Promise<ExitCode> {
+  let rt: Runtime | undefined;
+  const json = argv.includes("--json");
   try {
-    await runCommand(command, { rawArgs: argv });
-    return 0;
+    const { globals, rest } = extractGlobals(argv);
+    if (globals.version) {
+      io.stdout.write(`${VERSION}\n`);
+      return EXIT.ok;
+    }
+    rt = new Runtime(io, globals);
+    const root = rootCommand(rt);
+    const invocation = parseInvocation(root, globals, rest);
+    if (globals.help || invocation.incomplete) {
+      const help = renderHelp(invocation.command, invocation.path, rt.out);
+      // Asked-for help is the result (stdout, exit 0); a group without its command is a usage error.
+      if (globals.help) {
+        io.stdout.write(help);
+        return EXIT.ok;
+      }
+      io.stderr.write(help);
+      return EXIT.usage;
+    }
+    rt.repeated = invocation.repeated;
+    await runCommand(root, { rawArgs: invocation.rawArgs });
+    return EXIT.ok;
   } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    return 1;
+    return report(error, rt?.out ?? new Output({ stdout: io.stdout, stderr: io.stderr, json, env: io.env }));
   }
+}
+
+/** Prints a failure on stderr (a JSON object under `--json`) and picks the exit code. */
+function report(error: unknown, out: Output): ExitCode {
+  const emit = (exit: ExitCode, body: { code: string; message: string; request_id?: string | null; status?: number; retry_after?: number | null }, hint?: string) => {
+    if (out.json) {
+      out.stderr(`${JSON.stringify({ error: hint ? { ...body, hint } : body })}\n`);
+      return exit;
+    }
+    const { ce } = out;
+    const code = body.code === "USAGE" ? "" : `${body.code}: `;
+    out.stderr(`${ce.red("error:")} ${code}${body.message}\n`);
+    if (body.request_id) out.stderr(`${ce.dim("request_id:")} ${body.request_id}\n`);
+    if (body.retry_after) out.stderr(`${ce.dim("retry_after:")} ${body.retry_after}s\n`);
+    if (hint) out.stderr(`${hint}\n`);
+    return exit;
+  };
+
+  const failure = apiFailureOf(error);
+  if (failure) {
+    const body = { code: failure.code, message: failure.message, request_id: failure.requestId, status: failure.status, retry_after: failure.retryAfter };
+    if (failure.status === 401) return emit(EXIT.auth, body, "Your login is missing, expired or revoked: run `ir21 login`.");
+    return emit(EXIT.api, body);
+  }
+  if (error instanceof AuthRequiredError) return emit(EXIT.auth, { code: "AUTH_REQUIRED", message: error.message }, error.hint);
+  if (error instanceof CheckFailed) return emit(EXIT.api, { code: error.code, message: error.message });
+  if (error instanceof Interrupted) return emit(EXIT.interrupted, { code: "INTERRUPTED", message: error.message });
+  if (error instanceof CommandLineError || error instanceof UsageError) return emit(EXIT.usage, { code: "USAGE", message: error.message }, error.hint);
+  // citty's own argument errors (a missing positional, a bad enum value).
+  if (error instanceof Error && error.name === "CLIError") return emit(EXIT.usage, { code: "USAGE", message: error.message });
+  const message = error instanceof Error ? error.message : String(error);
+  return emit(EXIT.usage, { code: "LOCAL_ERROR", message });
+}
+
+function processIo(): Io {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }

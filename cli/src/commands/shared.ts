@@ -1,0 +1,48 @@
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { UsageError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+
+/** `--yes`, shared by every command that destroys something. */
+export const YES_FLAG = { yes: { type: "boolean", alias: "y", description: "Do not ask for confirmation (required without a terminal)" } } as const;
+
+/**
+ * Asks before a destructive action unless `--yes` was given; without a terminal `--yes` is required,
+ * so a script never destroys something by accident or hangs on a question.
+ */
+export async function confirmOrYes(rt: Runtime, yes: boolean | undefined, message: string): Promise<void> {
+  if (yes) return;
+  const ok = await rt.prompt.confirm({ message, flag: "--yes" });
+  if (!ok) throw new UsageError("Cancelled: nothing was changed");
+}
+
+/** The first line of stdin (for `--code -`, `--message -`), without its newline. */
+export async function readStdinLine(stdin: Readable): Promise<string> {
+  const lines = createInterface({ input: stdin, terminal: false });
+  try {
+    for await (const line of lines) return line.trim();
+  } finally {
+    lines.close();
+  }
+  throw new UsageError("Expected a line on stdin, got end of input");
+}
+
+/** All of stdin as bytes (a webhook body must be verified byte for byte). */
+export async function readStdin(stdin: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+/** A phone number shown back to its owner: `+86 138****8000`. */
+export function maskPhone(phone: string): string {
+  const digits = phone.replace(/\D/g, "");
+  const national = digits.length === 13 && digits.startsWith("86") ? digits.slice(2) : digits;
+  if (national.length !== 11) return phone.length > 4 ? `${"*".repeat(phone.length - 4)}${phone.slice(-4)}` : phone;
+  return `+86 ${national.slice(0, 3)}****${national.slice(7)}`;
+}
+
+/** An API key shortened to what a summary shows (its 12-character prefix), for status lines. */
+export function maskKey(key: string): string {
+  return `${key.slice(0, 12)}…`;
+}

@@ -1,0 +1,114 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { lastSmsCode, randomPhone, readOutbox, type TestServer } from "@ir21/server/testing";
+
+/** The real executable, run as a child process so exit codes, stdout and stderr are the real ones. */
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), "../../cli/bin/ir21.js");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the one JSON document `--json` promises. */
+  json<T = any>(): T;
+  /** stderr's `{error}` object under `--json`. */
+  jsonError(): { code: string; message: string; request_id?: string | null; status?: number; hint?: string };
+}
+
+export interface RunOptions {
+  /** Written to stdin, then closed; without it stdin is empty (never a terminal). */
+  input?: string | Buffer;
+  /** Extra environment; a value of undefined removes a default such as IR21_BASE_URL. */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * A user's machine for the CLI: a private HOME and XDG_CONFIG_HOME, pointed at a test server through
+ * IR21_BASE_URL (unless a test removes it), no colour, UTC. Nothing of the outer environment leaks in.
+ */
+export class CliSandbox {
+  readonly home: string;
+  readonly configHome: string;
+  readonly server: TestServer;
+
+  constructor(server: TestServer) {
+    this.server = server;
+    this.home = mkdtempSync(join(tmpdir(), "ir21-cli-"));
+    this.configHome = join(this.home, ".config");
+  }
+
+  env(extra: Record<string, string | undefined> = {}): Record<string, string> {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH,
+      HOME: this.home,
+      XDG_CONFIG_HOME: this.configHome,
+      IR21_BASE_URL: this.server.url,
+      NO_COLOR: "1",
+      TZ: "UTC",
+      ...extra,
+    };
+    return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  }
+
+  run(args: string[], options: RunOptions = {}): Promise<CliResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: this.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      child.on("error", reject);
+      child.on("close", (code) =>
+        resolve({
+          code,
+          stdout,
+          stderr,
+          json: () => {
+            try {
+              return JSON.parse(stdout);
+            } catch {
+              throw new Error(`stdout is not one JSON document (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+            }
+          },
+          jsonError: () => JSON.parse(stderr.trim().split("\n").at(-1)!).error,
+        }),
+      );
+      child.stdin.end(options.input ?? "");
+    });
+  }
+
+  /** Path of a profile's file. */
+  profilePath(name = "default"): string {
+    return join(this.configHome, "ir21", "profiles", `${name}.json`);
+  }
+
+  profile(name = "default"): any {
+    return JSON.parse(readFileSync(this.profilePath(name), "utf8"));
+  }
+
+  /**
+   * Signs in through the CLI the way a script does: `login --send-only`, the code from the dev SMS
+   * outbox, `login --code`. Returns the phone and the code (to assert it is never printed).
+   */
+  async login(options: { phone?: string; profile?: string; server?: TestServer } = {}): Promise<{ phone: string; code: string; outputs: string }> {
+    const phone = options.phone ?? randomPhone();
+    const server = options.server ?? this.server;
+    const profile = options.profile ? ["--profile", options.profile] : [];
+    const env = { IR21_BASE_URL: server.url };
+    const sent = await this.run([...profile, "login", "--phone", phone, "--agree", "--send-only"], { env });
+    if (sent.code !== 0) throw new Error(`login --send-only failed (${sent.code}): ${sent.stderr}`);
+    const code = lastSmsCode(server, phone);
+    const done = await this.run([...profile, "login", "--code", code], { env });
+    if (done.code !== 0) throw new Error(`login --code failed (${done.code}): ${done.stderr}`);
+    return { phone, code, outputs: sent.stdout + sent.stderr + done.stdout + done.stderr };
+  }
+
+  cleanup(): void {
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export { lastSmsCode, randomPhone, readOutbox };
