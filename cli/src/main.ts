@@ -88,7 +88,7 @@ function report(error: unknown, out: Output): ExitCode {
   const failure = apiFailureOf(error);
   if (failure) {
     const body = { code: failure.code, message: failure.message, request_id: failure.requestId, status: failure.status, retry_after: failure.retryAfter };
-    if (failure.status === 401) return emit(EXIT.auth, body, "Your login is missing, expired or revoked: run `ir21 login`.");
+    if (failure.status === 401) return emit(EXIT.auth, body, "Credentials missing, expired or revoked: run `ir21 login`, or give a valid API key (--api-key or IR21_API_KEY) for data commands.");
     return emit(EXIT.api, body);
   }
   if (error instanceof AuthRequiredError) return emit(EXIT.auth, { code: "AUTH_REQUIRED", message: error.message }, error.hint);

@@ -70,10 +70,15 @@ export class Runtime {
     return null;
   }
 
-  /** The saved login for the current server, or null (a session is only sent back to its issuer). */
+  /**
+   * The saved login for the current server, or null: a session is only sent back to its issuer, and
+   * one past the expiry the server gave it is not sent at all.
+   */
   session(profile: Profile = this.profile.read()): SavedSession | null {
     const session = profile.session;
-    return session && session.base_url === this.baseUrl(profile).value ? session : null;
+    if (!session || session.base_url !== this.baseUrl(profile).value) return null;
+    if (session.expires_at !== null && Date.parse(session.expires_at) <= Date.now()) return null;
+    return session;
   }
 
   /** A console client without a login, for sign-in and the contact form. */
@@ -87,8 +92,12 @@ export class Runtime {
     const session = this.session(profile);
     if (!session) {
       const baseUrl = this.baseUrl(profile).value;
-      const elsewhere = profile.session ? ` (profile "${this.profile.name}" is logged in to ${profile.session.base_url})` : "";
-      throw new AuthRequiredError(`Not logged in to ${baseUrl}${elsewhere}`, `Run \`${this.commandPrefix()} login\` first.`);
+      const saved = profile.session;
+      const why =
+        saved && saved.base_url === baseUrl
+          ? `The login to ${baseUrl} expired at ${saved.expires_at}`
+          : `Not logged in to ${baseUrl}${saved ? ` (profile "${this.profile.name}" is logged in to ${saved.base_url})` : ""}`;
+      throw new AuthRequiredError(why, `Run \`${this.commandPrefix()} login\` first.`);
     }
     return this.#console(session);
   }

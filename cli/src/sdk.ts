@@ -27,10 +27,10 @@ export function openConsole(options: ConsoleOptions): ConsoleClient {
     baseUrl: options.baseUrl,
     cookies: {
       get: () => cookie,
-      set: (next) => {
-        if (next === cookie) return;
+      set: (next: string | null, details?: { expiresAt: string | null }) => {
+        if (next === cookie && details === undefined) return;
         cookie = next;
-        options.onSessionChange(next === null ? null : { cookie: next, expiresAt: null });
+        options.onSessionChange(next === null ? null : { cookie: next, expiresAt: details?.expiresAt ?? null });
       },
     },
   });

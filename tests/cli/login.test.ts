@@ -194,6 +194,19 @@ describe("ir21 whoami / logout", () => {
     expect(result.stderr).toMatch(/request_id: req_/);
   });
 
+  it("a saved session past the expiry the server gave it is not sent (exit 3)", async () => {
+    const cli = sandbox();
+    await cli.login();
+    const profile = cli.profile();
+    writeFileSync(cli.profilePath(), JSON.stringify({ ...profile, session: { ...profile.session, expires_at: "2020-01-01T00:00:00.000Z" } }));
+    const requests = () => server.logs.entries().filter((entry) => entry.msg === "request").length;
+    const before = requests();
+    const result = await cli.run(["whoami"]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("expired at 2020-01-01T00:00:00.000Z");
+    expect(requests()).toBe(before);
+  });
+
   it("tightens a config file that was left world-readable on its next save", async () => {
     const cli = sandbox();
     await cli.login();

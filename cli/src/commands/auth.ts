@@ -38,7 +38,7 @@ export function authCommands(rt: Runtime): Record<string, Ir21Command> {
       args: {
         phone: { type: "string", valueHint: "number", description: "Mainland mobile number: 11 digits or +86 form" },
         agree: { type: "boolean", description: "Accept the terms of service and privacy policy (asked otherwise)" },
-        code: { type: "string", valueHint: "123456", description: "The SMS code of a code already sent, or - to read it from stdin" },
+        code: { type: "string", valueHint: "code", description: "The SMS code of a code already sent, or - to read it from stdin" },
         "send-only": { type: "boolean", description: "Send the code and stop; finish with `ir21 login --code …`" },
         "challenge-id": { type: "string", valueHint: "chl_…", description: "Finish the sign-in of this challenge (from --send-only --json)" },
         "terms-version": { type: "string", valueHint: "version", description: `Terms version you accept (default ${AGREEMENT_VERSIONS.terms})` },

@@ -46,3 +46,16 @@ export function maskPhone(phone: string): string {
 export function maskKey(key: string): string {
   return `${key.slice(0, 12)}…`;
 }
+
+/** Values of a repeatable flag, each also split on commas: `--country CN,HK --country MO`. */
+export function listOf(values: string[] | undefined): string[] {
+  return (values ?? []).flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
+}
+
+/** A whole number from a flag, or a usage error naming the flag. */
+export function integer(value: string, flag: string, bounds?: { min: number; max: number }): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`${flag} must be a whole number, got "${value}"`);
+  const number = Number(value);
+  if (bounds && (number < bounds.min || number > bounds.max)) throw new UsageError(`${flag} must be ${bounds.min} to ${bounds.max}`);
+  return number;
+}
