@@ -4,6 +4,7 @@ import { createDeps } from "./deps.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { startServer } from "./serve.ts";
 import { listInquiries } from "./contact/inquiries.ts";
+import { catalogCommands, startCatalog } from "./catalog/commands.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -13,10 +14,12 @@ const serve = defineCommand({
     // The embedded default migrates itself; a shared MySQL is migrated by the operator (`migrate`),
     // so that many instances starting at once do not race on DDL.
     if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+    const catalog = await startCatalog(deps);
     const running = await startServer(deps, { port: config.port, host: config.host });
     deps.log.info({ url: running.url, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" }, "ir21 server listening");
     const stop = (signal: string) => {
       deps.log.info({ signal }, "shutting down");
+      catalog.stop();
       running.close().then(
         () => process.exit(0),
         (error: unknown) => {
@@ -71,7 +74,7 @@ const inquiries = defineCommand({
 
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, migrate, inquiries },
+  subCommands: { serve, migrate, inquiries, ...catalogCommands },
 });
 
 class UsageError extends Error {}
