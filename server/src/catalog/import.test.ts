@@ -114,6 +114,24 @@ describe("importDataset", () => {
     ]);
   });
 
+  it("reads one-shot generators and re-iterable sources alike", async () => {
+    await importDataset(deps(), demoDataset());
+    const b = demoDataset();
+    const extra = { ...b.numberRanges[0]!, id: "e164-86198", prefix: "86198" };
+    const oneShot = (function* () {
+      yield* b.numberRanges;
+      yield extra;
+    })();
+    const result = await importDataset(deps(), { ...b, numberRanges: oneShot });
+    expect(result).toMatchObject({ created: true, events: 1, changes: { number_ranges: { added: 1, updated: 0, removed: 0 } } });
+    const c = demoDataset();
+    const reiterable = { [Symbol.iterator]: () => [...c.numberRanges, { ...extra, range_holder: "Renamed" }][Symbol.iterator]() };
+    const second = await importDataset(deps(), { ...c, numberRanges: reiterable });
+    expect(second).toMatchObject({ created: true, events: 1, changes: { number_ranges: { added: 0, updated: 1, removed: 0 } } });
+    const [logged] = await readChangesAfter(deps().db, 2, 10);
+    expect(logged!.event.data).toMatchObject({ changed_fields: ["range_holder"], after: { range_holder: "Renamed" } });
+  });
+
   it("announces a change of source mode as ir21.catalog.updated only", async () => {
     await importDataset(deps(), demoDataset());
     const b = demoDataset();

@@ -6,7 +6,7 @@ import { CATALOG_UPDATED, type EventType } from "../contract/events.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import type { DatasetMetaSource } from "./dataset-meta.ts";
-import { ENTITY_KINDS, OPEN_VERSION, changedFields, contentHash, type EntityKind, type EntityName } from "./entities.ts";
+import { COUNTRY_SOURCE, ENTITY_KINDS, OPEN_VERSION, changedFields, contentHash, type EntityKind, type EntityName } from "./entities.ts";
 import type { CandidateDataset, RecordSource } from "./records.ts";
 import type { ChangeTable } from "./tables.ts";
 import { currentVersion, formatVersion, type StoredVersion } from "./versions.ts";
@@ -75,12 +75,24 @@ export const RESET_MIN_EVENTS = 1_000;
 const WRITE_BATCH = 500;
 const FETCH_BATCH = 500;
 
+/** What the compare pass knows of a changed record. `record` is kept only when the source cannot be read twice. */
+interface Change {
+  hash: string;
+  record?: unknown;
+  /** The stored incarnation (with its dataset_version), for updates. */
+  before?: Record<string, unknown>;
+}
+
 interface EntityPlan {
   kind: EntityKind;
-  /** [record, hash] */
-  added: [unknown, string][];
-  /** [before (stored, with dataset_version), after, hash] */
-  updated: [Record<string, unknown>, unknown, string][];
+  source: RecordSource<unknown>;
+  /**
+   * Arrays and other re-iterable sources are read twice (compare, then write), so a large import never
+   * holds its records in memory; a one-shot generator's changed records are kept from the first pass.
+   */
+  reiterable: boolean;
+  added: Map<string, Change>;
+  updated: Map<string, Change>;
   removed: Record<string, unknown>[];
   total: number;
   linked: number;
@@ -95,6 +107,9 @@ async function* iterate<T>(source: RecordSource<T>): AsyncGenerator<T> {
   for await (const item of source as AsyncIterable<T>) yield item;
 }
 
+/** Generators are their own iterator and can be read once; arrays and iterable objects start over. */
+const isReiterable = (source: RecordSource<unknown>) => typeof (source as { next?: unknown }).next !== "function";
+
 function validationError(kind: EntityKind, key: string, issues: { path: PropertyKey[]; message: string }[]): AppError {
   const detail = issues
     .slice(0, 5)
@@ -103,20 +118,24 @@ function validationError(kind: EntityKind, key: string, issues: { path: Property
   return new AppError("INVALID_DATASET", `${kind.name} ${key}: ${detail}`);
 }
 
+function parseRecord(kind: EntityKind, raw: unknown): { key: string; record: unknown } {
+  const parsed = kind.schema.safeParse(raw);
+  const key = String(kind.key(raw) ?? "(no id)");
+  if (!parsed.success) throw validationError(kind, key, parsed.error.issues as never);
+  return { key, record: parsed.data };
+}
+
 /** Compares one entity's candidate records with the current rows. */
 async function planEntity(db: Kysely<any>, kind: EntityKind, source: RecordSource<unknown>, sources: Set<string>, onProgress?: ImportOptions["onProgress"]): Promise<EntityPlan> {
   const current = new Map<string, string>();
   for await (const row of db.selectFrom(kind.table).select(["id", "content_hash"]).where("valid_to", "=", OPEN_VERSION).stream(5_000)) {
     current.set(row.id as string, row.content_hash as string);
   }
-  const plan: EntityPlan = { kind, added: [], updated: [], removed: [], total: 0, linked: 0 };
+  const reiterable = isReiterable(source);
+  const plan: EntityPlan = { kind, source, reiterable, added: new Map(), updated: new Map(), removed: [], total: 0, linked: 0 };
   const seen = new Set<string>();
-  const updatedKeys: string[] = [];
   for await (const raw of iterate(source)) {
-    const parsed = kind.schema.safeParse(raw);
-    const key = String(kind.key(raw) ?? "(no id)");
-    if (!parsed.success) throw validationError(kind, key, parsed.error.issues as never);
-    const record = parsed.data;
+    const { key, record } = parseRecord(kind, raw);
     if (seen.has(key)) throw new AppError("INVALID_DATASET", `${kind.name} ${key}: the id appears twice`);
     seen.add(key);
     if (!sources.has(kind.sourceOf(record))) throw new AppError("INVALID_DATASET", `${kind.name} ${key}: source "${kind.sourceOf(record)}" is not among the dataset's sources`);
@@ -124,21 +143,18 @@ async function planEntity(db: Kysely<any>, kind: EntityKind, source: RecordSourc
     if ((record as { operator_id?: unknown }).operator_id) plan.linked++;
     const hash = contentHash(kind, record);
     const stored = current.get(key);
-    if (stored === undefined) plan.added.push([record, hash]);
+    if (stored === undefined) plan.added.set(key, reiterable ? { hash } : { hash, record });
     else {
       current.delete(key);
-      if (stored !== hash) {
-        plan.updated.push([{}, record, hash]);
-        updatedKeys.push(key);
-      }
+      if (stored !== hash) plan.updated.set(key, reiterable ? { hash } : { hash, record });
     }
     if (onProgress && plan.total % 100_000 === 0) onProgress({ phase: "compare", entity: kind.name, done: plan.total });
   }
   // What is left of the current rows is not in the candidate: removed.
   const removedKeys = [...current.keys()];
   current.clear();
-  const before = await fetchCurrent(db, kind, [...updatedKeys, ...removedKeys]);
-  plan.updated.forEach((entry, i) => (entry[0] = before.get(updatedKeys[i]!)!));
+  const before = await fetchCurrent(db, kind, [...plan.updated.keys(), ...removedKeys]);
+  for (const [key, change] of plan.updated) change.before = before.get(key)!;
   plan.removed = removedKeys.map((k) => before.get(k)!);
   onProgress?.({ phase: "compare", entity: kind.name, done: plan.total });
   return plan;
@@ -170,12 +186,37 @@ async function makePlan(db: Kysely<any>, candidate: CandidateDataset, onProgress
     capabilities: candidate.capabilities,
   };
   // Country records name no source; their source is the fixed country reference.
-  const countrySources = new Set([...sources, "i18n-iso-countries"]);
+  const countrySources = new Set([...sources, COUNTRY_SOURCE]);
   const entities: EntityPlan[] = [];
   for (const kind of ENTITY_KINDS) {
     entities.push(await planEntity(db, kind, inputs[kind.name], kind.name === "countries" ? countrySources : sources, onProgress));
   }
   return { base, entities };
+}
+
+/**
+ * The changed records with their planned hashes, in source order: from memory for a one-shot source,
+ * else by reading the source again (and refusing it if it no longer yields what was compared).
+ */
+async function* changedRecords(plan: EntityPlan): AsyncGenerator<{ key: string; record: unknown; hash: string; before?: Record<string, unknown> }> {
+  const { kind } = plan;
+  if (!plan.reiterable) {
+    for (const [key, change] of plan.added) yield { key, record: change.record, hash: change.hash };
+    for (const [key, change] of plan.updated) yield { key, record: change.record, hash: change.hash, before: change.before };
+    return;
+  }
+  if (plan.added.size === 0 && plan.updated.size === 0) return;
+  let found = 0;
+  for await (const raw of iterate(plan.source)) {
+    // Only changed records are parsed again; the rest were validated by the compare pass.
+    const change = plan.added.get(String(kind.key(raw))) ?? plan.updated.get(String(kind.key(raw)));
+    if (!change) continue;
+    const { key, record } = parseRecord(kind, raw);
+    if (contentHash(kind, record) !== change.hash) throw new AppError("INVALID_DATASET", `${kind.name} ${key}: the candidate changed while it was being imported`);
+    found++;
+    yield { key, record, hash: change.hash, before: change.before };
+  }
+  if (found !== plan.added.size + plan.updated.size) throw new AppError("INVALID_DATASET", `${kind.name}: the candidate changed while it was being imported`);
 }
 
 /** What a source looks like apart from its content: a change here is a change of source metadata. */
@@ -185,16 +226,23 @@ function sourceIdentity(sources: SourceDescriptor[]): string {
   );
 }
 
-function resetReasonOf(plan: Plan, candidate: CandidateDataset, events: number, options: ImportOptions): ResetReason | null {
+function eventCount(plan: Plan): number {
+  return plan.entities.filter((e) => e.kind.events).reduce((n, e) => n + e.added.size + e.updated.size + e.removed.length, 0);
+}
+
+function resetReasonOf(plan: Plan, candidate: CandidateDataset, options: ImportOptions): ResetReason | null {
   if (!plan.base) return "initial_import";
   if (options.fullReset) return "manual_reset";
   if (plan.base.sourceMode !== candidate.sourceMode) return "source_mode_changed";
   if (sourceIdentity(plan.base.sources) !== sourceIdentity(candidate.sources)) return "sources_changed";
+  const events = eventCount(plan);
   const records = Math.max(
     plan.entities.reduce((n, e) => n + e.total, 0),
     Object.values(plan.base.counts).reduce((n, c) => n + (typeof c === "number" ? c : 0), 0) - (plan.base.counts.number_ranges_linked ?? 0),
   );
   if (events > RESET_MIN_EVENTS && events > RESET_SHARE * records) return "large_change";
+  // Only country reference data changed (countries are not evented): still announced, so nobody misses it.
+  if (events === 0) return "reference_data_changed";
   return null;
 }
 
@@ -217,47 +265,36 @@ function effectiveOf(record: Record<string, unknown>, sourceEffective: Map<strin
   return sourceEffective.get(String(record.source)) ?? null;
 }
 
-function entityEvents(plan: EntityPlan, version: string, sourceEffective: Map<string, number>): PendingEvent[] {
-  const { kind } = plan;
-  if (!kind.events) return [];
+/** The event of an added (no before) or updated record. */
+function upsertEvent(kind: EntityKind, record: unknown, before: Record<string, unknown> | undefined, version: string, sourceEffective: Map<string, number>): PendingEvent {
+  const events = kind.events!;
   const capability = kind.name === "capabilities";
-  const out: PendingEvent[] = [];
-  const wire = (record: unknown) => ({ ...(record as Record<string, unknown>), dataset_version: version });
-  for (const [record] of plan.added) {
-    const after = wire(record);
-    out.push({
-      type: kind.events.added,
-      entityId: kind.key(record),
-      scope: kind.scope(record),
-      effectiveAt: effectiveOf(after, sourceEffective),
-      data: capability ? { change: "added", before: null, after, changed_fields: kind.fields } : { after },
-    });
+  const after = { ...(record as Record<string, unknown>), dataset_version: version };
+  const base = { entityId: kind.key(record), scope: kind.scope(record), effectiveAt: effectiveOf(after, sourceEffective) };
+  if (!before) {
+    return { ...base, type: events.added, data: capability ? { change: "added", before: null, after, changed_fields: kind.fields } : { after } };
   }
-  for (const [before, record] of plan.updated) {
-    const after = wire(record);
-    out.push({
-      type: kind.events.updated,
-      entityId: kind.key(record),
-      scope: kind.scope(record),
-      effectiveAt: effectiveOf(after, sourceEffective),
-      data: { ...(capability ? { change: "updated" } : {}), before, after, changed_fields: changedFields(kind, before, record) },
-    });
-  }
-  for (const before of plan.removed) {
-    out.push({
-      type: kind.events.removed,
-      entityId: kind.key(before),
-      scope: kind.scope(before),
-      effectiveAt: null,
-      data: capability ? { change: "removed", before, after: null, changed_fields: kind.fields } : { before },
-    });
-  }
-  return out;
+  return {
+    ...base,
+    type: events.updated,
+    data: { ...(capability ? { change: "updated" } : {}), before, after, changed_fields: changedFields(kind, before, record) },
+  };
+}
+
+function removeEvent(kind: EntityKind, before: Record<string, unknown>): PendingEvent {
+  const capability = kind.name === "capabilities";
+  return {
+    type: kind.events!.removed,
+    entityId: kind.key(before),
+    scope: kind.scope(before),
+    effectiveAt: null,
+    data: capability ? { change: "removed", before, after: null, changed_fields: kind.fields } : { before },
+  };
 }
 
 function changeCounts(plan: Plan): EntityChangeCounts {
   return Object.fromEntries(
-    plan.entities.map((e) => [e.kind.name, { added: e.added.length, removed: e.removed.length, updated: e.updated.length }]),
+    plan.entities.map((e) => [e.kind.name, { added: e.added.size, removed: e.removed.length, updated: e.updated.size }]),
   ) as EntityChangeCounts;
 }
 
@@ -303,7 +340,7 @@ export async function importDataset(target: ImportTarget, candidate: CandidateDa
 async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, candidate: CandidateDataset, options: ImportOptions): Promise<ImportResult> {
   const changes = changeCounts(plan);
   const counts = datasetCounts(plan);
-  const recordChanges = plan.entities.reduce((n, e) => n + e.added.length + e.updated.length + e.removed.length, 0);
+  const recordChanges = plan.entities.reduce((n, e) => n + e.added.size + e.updated.size + e.removed.length, 0);
   const sourceChanged = plan.base !== null && (plan.base.sourceMode !== candidate.sourceMode || sourceIdentity(plan.base.sources) !== sourceIdentity(candidate.sources));
   if (plan.base && recordChanges === 0 && !sourceChanged && !options.fullReset) {
     return { created: false, version: plan.base.version, previousVersion: plan.base.previousVersion, events: 0, resetReason: null, changes, counts };
@@ -314,22 +351,19 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
   const version = formatVersion(seq, now, plan.base?.version ?? null);
   const previousVersion = plan.base?.version ?? "none";
   const sourceEffective = new Map(candidate.sources.filter((s) => s.effective_at).map((s) => [s.id, Date.parse(s.effective_at!)]));
-
-  let pending: PendingEvent[] = plan.entities.flatMap((e) => entityEvents(e, version, sourceEffective));
-  // Only country reference data changed (countries are not evented): still announced, so nobody misses it.
-  const resetReason = resetReasonOf(plan, candidate, pending.length, options) ?? (pending.length === 0 ? "reference_data_changed" : null);
-  if (resetReason) {
-    // A global reset is one event: subscribers reload the snapshot instead of replaying every record.
-    pending = [
-      {
-        type: CATALOG_UPDATED,
-        entityId: null,
-        scope: { country_iso2: null, operator_id: null },
-        effectiveAt: null,
-        data: { reason: resetReason, snapshot_url: options.snapshotUrl ?? "/v1/snapshot", source_mode: candidate.sourceMode, changes },
-      },
-    ];
-  }
+  const resetReason = resetReasonOf(plan, candidate, options);
+  // A global reset is one event: subscribers reload the snapshot instead of replaying every record.
+  const pending: PendingEvent[] = resetReason
+    ? [
+        {
+          type: CATALOG_UPDATED,
+          entityId: null,
+          scope: { country_iso2: null, operator_id: null },
+          effectiveAt: null,
+          data: { reason: resetReason, snapshot_url: options.snapshotUrl ?? "/v1/snapshot", source_mode: candidate.sourceMode, changes },
+        },
+      ]
+    : [];
   const publishedTimes = candidate.sources.map((s) => (s.published_at ? Date.parse(s.published_at) : null)).filter((t): t is number => t !== null);
 
   await db.transaction().execute(async (trx) => {
@@ -339,7 +373,8 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
 
     for (const entity of plan.entities) {
       const { kind } = entity;
-      const closing = [...entity.updated.map(([, after]) => kind.key(after)), ...entity.removed.map((r) => kind.key(r))];
+      const evented = !resetReason && kind.events !== null;
+      const closing = [...entity.updated.keys(), ...entity.removed.map((r) => kind.key(r))];
       for (let i = 0; i < closing.length; i += WRITE_BATCH) {
         await trx
           .updateTable(kind.table)
@@ -348,20 +383,23 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
           .where("id", "in", closing.slice(i, i + WRITE_BATCH))
           .execute();
       }
-      const writes = [...entity.added, ...entity.updated.map(([, after, hash]) => [after, hash] as [unknown, string])];
-      for (let i = 0; i < writes.length; i += WRITE_BATCH) {
-        const rows = writes.slice(i, i + WRITE_BATCH).map(([record, hash]) => ({
-          ...kind.toRow(record),
-          source: kind.sourceOf(record),
-          dataset_version: version,
-          content_hash: hash,
-          valid_from: seq,
-          valid_to: OPEN_VERSION,
-        }));
-        await trx.insertInto(kind.table).values(rows).execute();
-        if (options.onProgress && (i / WRITE_BATCH) % 200 === 199) options.onProgress({ phase: "write", entity: kind.name, done: i + rows.length });
+      let batch: Record<string, unknown>[] = [];
+      let written = 0;
+      const flush = async () => {
+        if (batch.length === 0) return;
+        await trx.insertInto(kind.table).values(batch).execute();
+        written += batch.length;
+        batch = [];
+        if (options.onProgress && written % 100_000 < WRITE_BATCH) options.onProgress({ phase: "write", entity: kind.name, done: written });
+      };
+      for await (const { record, hash, before } of changedRecords(entity)) {
+        batch.push({ ...kind.toRow(record), source: kind.sourceOf(record), dataset_version: version, content_hash: hash, valid_from: seq, valid_to: OPEN_VERSION });
+        if (evented) pending.push(upsertEvent(kind, record, before, version, sourceEffective));
+        if (batch.length === WRITE_BATCH) await flush();
       }
-      options.onProgress?.({ phase: "write", entity: kind.name, done: writes.length + closing.length });
+      await flush();
+      if (evented) for (const before of entity.removed) pending.push(removeEvent(kind, before));
+      options.onProgress?.({ phase: "write", entity: kind.name, done: written + closing.length });
     }
 
     const last = await trx.selectFrom("catalog_changes").select((eb) => eb.fn.max("seq").as("seq")).executeTakeFirst();

@@ -12,7 +12,12 @@ export type NetworkRecord = Omit<Network, "dataset_version">;
 export type NumberRangeRecord = Omit<NumberRange, "dataset_version">;
 export type CapabilityRecord = Omit<Capability, "dataset_version">;
 
-/** Iterables so that a large input (a million ranges) can be generated or streamed, not materialised. */
+/**
+ * Iterables so that a large input (a million ranges) can be generated or streamed, not materialised.
+ * A re-iterable source (an array, or an object whose [Symbol.iterator] starts over) is read twice by
+ * the import, compare then write, and never held in memory; a one-shot generator's changed records
+ * are kept between the two phases.
+ */
 export type RecordSource<T> = Iterable<T> | AsyncIterable<T>;
 
 /**
