@@ -171,3 +171,86 @@ export const DatasetVersionInfo = z
   })
   .meta({ id: "DatasetVersion" });
 export type DatasetVersionInfo = z.infer<typeof DatasetVersionInfo>;
+
+// --- /v1 responses ------------------------------------------------------------------------------
+
+/** A list page: `next_cursor` is null on the last page. */
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+
+export const NumberRangeCounts = z.object({
+  total: z.number().int(),
+  e164: z.number().int(),
+  e212: z.number().int(),
+  mobile: z.number().int(),
+  fixed: z.number().int(),
+  other: z.number().int(),
+});
+
+export const OperatorDetail = Operator.extend({
+  networks: z.array(Network),
+  capabilities: z.array(Capability),
+  number_range_counts: NumberRangeCounts,
+}).meta({ id: "OperatorDetail" });
+export const PublicOperatorDetail = PublicOperator.extend({ networks: z.array(PublicNetwork) }).meta({ id: "PublicOperatorDetail" });
+
+export const LOOKUP_NOTE = "range_holder is the original holder of the number's range; numbers ported to another operator are not reflected.";
+
+export const NumberLookup = z
+  .object({
+    /** The number in E.164, e.g. +8613912345678. */
+    number: z.string(),
+    country_iso2: z.string().nullable(),
+    /** Whether libphonenumber considers the number valid for its country. */
+    valid: z.boolean(),
+    /** libphonenumber's type of the number (mobile, fixed_line, fixed_line_or_mobile, …), or null. */
+    number_type: z.string().nullable(),
+    range_holder: z.string().nullable(),
+    operator: Operator.nullable(),
+    range: NumberRange.nullable(),
+    /** The range's network (IR.21 data), or the operator's only network; else null. */
+    network: Network.nullable(),
+    /** Every network of the operator (an operator often has several PLMNs). */
+    networks: z.array(Network),
+    match: z.object({ prefix: z.string(), length: z.number().int() }).nullable(),
+    note: z.string(),
+  })
+  .meta({ id: "NumberLookup" });
+export type NumberLookup = z.infer<typeof NumberLookup>;
+export const PublicNumberLookup = NumberLookup.pick({ number: true, country_iso2: true, valid: true, range_holder: true })
+  .extend({ operator: PublicOperator.nullable() })
+  .meta({ id: "PublicNumberLookup" });
+
+export const ImsiLookup = z
+  .object({
+    imsi: z.string(),
+    mcc: z.string().nullable(),
+    mnc: z.string().nullable(),
+    country_iso2: z.string().nullable(),
+    network: Network.nullable(),
+    operator: Operator.nullable(),
+    /** An IR.21 IMSI sub-range (multi-user MCC-MNC) the IMSI falls in, when known. */
+    range: NumberRange.nullable(),
+    /** True when both a 2- and a 3-digit MNC match (e.g. 310-59 and 310-590); the 3-digit one is returned. */
+    ambiguous: z.boolean(),
+  })
+  .meta({ id: "ImsiLookup" });
+export type ImsiLookup = z.infer<typeof ImsiLookup>;
+export const PublicImsiLookup = ImsiLookup.pick({ imsi: true, mcc: true, mnc: true, country_iso2: true })
+  .extend({ network: PublicNetwork.nullable(), operator: PublicOperator.nullable() })
+  .meta({ id: "PublicImsiLookup" });
+
+export const BatchLookupItemError = z.object({ number: z.string(), error: z.object({ code: z.string(), message: z.string() }) });
+
+export const DataMeta = z
+  .object({
+    dataset_version: z.string(),
+    previous_version: z.string().nullable(),
+    source_mode: SourceMode,
+    source_published_at: IsoTime.nullable(),
+    ingested_at: IsoTime,
+    counts: DatasetCounts,
+    sources: z.array(SourceDescriptor),
+    /** One line naming every source's licence and attribution, to reproduce with the data. */
+    attribution: z.string(),
+  })
+  .meta({ id: "DataMeta" });
