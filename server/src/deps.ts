@@ -4,9 +4,15 @@ import { createLogger, type Logger } from "./log.ts";
 import { openDatabase, type Db, type Dialect } from "./db/db.ts";
 import { openSharedStore, type SharedStore } from "./storage/shared-store.ts";
 import { createDatasetMetaSource, type DatasetMetaSource } from "./catalog/dataset-meta.ts";
-import { noAccountsResolver, type AccessResolver } from "./trpc/access.ts";
+import type { AccessResolver } from "./trpc/access.ts";
+import { createAccessResolver } from "./auth/access.ts";
+import { createAuthRuntime, type AuthRuntime } from "./auth/runtime.ts";
 import { resolveSecrets, type ServerSecrets } from "./secrets.ts";
-import { unmetered, type Metering } from "./metering.ts";
+import type { Metering } from "./metering.ts";
+import { createApiKeyVerifier } from "./console/api-keys.ts";
+import { createMetering } from "./console/metering.ts";
+import { consoleSettings, type ConsoleSettings } from "./console/plans.ts";
+import { RateLimiter } from "./storage/rate-limiter.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -27,6 +33,10 @@ export interface AppDeps {
   datasetMeta: DatasetMetaSource;
   access: AccessResolver;
   metering: Metering;
+  /** Accounts: settings (limits, lifetimes) and the SMS sender. */
+  auth: AuthRuntime;
+  /** Console: plans and limits, and the shared-store rate limiter. */
+  console: { settings: ConsoleSettings; limiter: RateLimiter };
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
   /** Closes the database and the shared store; the HTTP server is closed before this. */
@@ -49,6 +59,9 @@ export interface DepsOptions {
 export async function createDeps(config: Config, options: DepsOptions = {}): Promise<AppDeps> {
   const log = options.log ?? createLogger({ level: config.logLevel });
   const secrets = resolveSecrets(config);
+  const clock = options.clock ?? systemClock;
+  const auth = createAuthRuntime(config, { clock, log });
+  const consoleConfig = consoleSettings(config);
   const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
   let store: SharedStore;
   try {
@@ -57,16 +70,19 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     await closeDb();
     throw error;
   }
+  const limiter = new RateLimiter(store);
   return {
     config,
-    clock: options.clock ?? systemClock,
+    clock,
     log,
     db,
     dialect,
     store,
     datasetMeta: createDatasetMetaSource(db),
-    access: noAccountsResolver,
-    metering: unmetered,
+    access: createAccessResolver({ db, clock, sessions: auth.settings.session, apiKeys: createApiKeyVerifier(db, clock) }),
+    metering: createMetering({ db, clock, log, limiter, settings: consoleConfig }),
+    auth,
+    console: { settings: consoleConfig, limiter },
     secrets,
     lifecycle: { shuttingDown: false },
     async close() {

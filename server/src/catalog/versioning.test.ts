@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../testing/index.ts";
 import { importDataset } from "./import.ts";
 import { demoDataset } from "./importers/demo.ts";
-import { TEST_API_KEY, fakeAccess } from "./routes/test-access.ts";
 
 let server: TestServer;
+let key: { "x-api-key": string };
 beforeAll(async () => {
   server = await startTestServer({ dataset: "demo" });
-  server.deps.access = fakeAccess;
+  key = (await createApiKey(server, await signIn(server))).headers;
 });
 afterAll(() => server.close());
 
@@ -23,7 +23,7 @@ describe("version switch under concurrent reads", () => {
   it("every answer is wholly version A or wholly version B, and its meta names that version", async () => {
     const a = await importDataset(server.deps, variant("A", false));
     server.deps.datasetMeta.invalidate();
-    const headers = { "x-api-key": TEST_API_KEY };
+    const headers = key;
     const observed: { version: string; holders: string[]; count: number }[] = [];
     let importing = true;
     const readers = Array.from({ length: 4 }, async () => {

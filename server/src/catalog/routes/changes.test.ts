@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventPayload } from "../../contract/events.ts";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { importDataset } from "../import.ts";
 import { demoDataset } from "../importers/demo.ts";
-import { TEST_API_KEY, fakeAccess } from "./test-access.ts";
 
 let server: TestServer;
+let key: { "x-api-key": string };
 const versions: string[] = [];
 beforeAll(async () => {
   server = await startTestServer();
-  server.deps.access = fakeAccess;
+  key = (await createApiKey(server, await signIn(server))).headers;
   // v1: initial (catalog.updated); v2: three per-record changes in CN and GB; v3: one CN change;
   // v4: source mode change (catalog.updated only).
   versions.push((await importDataset(server.deps, demoDataset())).version);
@@ -33,7 +33,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const key = { "x-api-key": TEST_API_KEY };
 const changes = (query: string) => server.json(`/v1/changes?${query}`, { headers: key });
 
 describe("GET /v1/changes", () => {

@@ -1,23 +1,23 @@
 import { gunzipSync } from "node:zlib";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { importDataset } from "../import.ts";
 import { demoDataset } from "../importers/demo.ts";
 import { csvColumns } from "../snapshot.ts";
-import { TEST_API_KEY, fakeAccess, recordingMetering, type RecordingMetering } from "./test-access.ts";
+import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
 
 let server: TestServer;
+let key: { "x-api-key": string };
 let metering: RecordingMetering;
 beforeAll(async () => {
   server = await startTestServer({ dataset: "reference" });
-  server.deps.access = fakeAccess;
+  key = (await createApiKey(server, await signIn(server))).headers;
   metering = recordingMetering();
   server.deps.metering = metering;
 }, 120_000);
 afterAll(() => server.close());
 
-const key = { "x-api-key": TEST_API_KEY };
 
 async function allPages(path: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];

@@ -4,21 +4,21 @@ import { dirname, join } from "node:path";
 import { deserialize } from "bson";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { prefixCover } from "../lookup-index.ts";
-import { TEST_API_KEY, fakeAccess, recordingMetering, type RecordingMetering } from "./test-access.ts";
+import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
 
 let server: TestServer;
+let key: { "x-api-key": string };
 let metering: RecordingMetering;
 beforeAll(async () => {
   server = await startTestServer({ dataset: "reference" });
-  server.deps.access = fakeAccess;
+  key = (await createApiKey(server, await signIn(server))).headers;
   metering = recordingMetering();
   server.deps.metering = metering;
 }, 120_000);
 afterAll(() => server.close());
 
-const key = { "x-api-key": TEST_API_KEY };
 
 describe("GET /v1/lookup", () => {
   it("+86 139 is China Mobile, +86 133 China Telecom, with operator, networks and the range", async () => {

@@ -18,7 +18,7 @@ describe("GET /v1/openapi.json", () => {
     const doc = await res.json();
     expect(doc.openapi).toBe("3.1.0");
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    const expected = [...DATA_ROUTES, ...REST_BINDINGS].map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, "{$1}")}`);
+    const expected = [...DATA_ROUTES, ...REST_BINDINGS].map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
     expect(operations.sort()).toEqual(expected.sort());
     // Every reference resolves.
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);

@@ -80,7 +80,7 @@ function envelope(data: Json): Json {
   };
 }
 
-const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
 const operationId = (method: string, path: string) =>
   method.toLowerCase() +
   path
@@ -131,20 +131,22 @@ interface ProcedureDef {
 function bindingOperation(components: Components, binding: RestBinding): Json {
   const def = (appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>)[binding.procedure]!._def;
   const input = def.inputs[0];
-  const pathNames = [...binding.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
+  const pathNames = [...binding.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
   const sources = binding.input ?? (binding.method === "GET" ? ["query", "params"] : ["body", "params"]);
-  const parameters: Json[] = pathNames.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  const json = input ? components.convert(input, "input") : {};
+  const properties = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
+  // Path parameters take their schema from the procedure's input; the rest is query or body.
+  const parameters: Json[] = pathNames.map((name) => ({ name, in: "path", required: true, schema: properties[name] ?? { type: "string" } }));
+  const rest = Object.entries(properties).filter(([name]) => !pathNames.includes(name));
   let requestBody: Json | undefined;
-  if (input) {
-    const json = components.convert(input, "input");
-    if (sources.includes("query")) {
-      const properties = (json.properties ?? {}) as Record<string, Json>;
-      const required = new Set((json.required ?? []) as string[]);
-      for (const [name, schema] of Object.entries(properties)) {
-        if (!pathNames.includes(name)) parameters.push({ name, in: "query", required: required.has(name), schema });
-      }
-    }
-    if (sources.includes("body")) requestBody = { required: true, content: { "application/json": { schema: json } } };
+  if (sources.includes("query")) {
+    for (const [name, schema] of rest) parameters.push({ name, in: "query", required: required.has(name), schema });
+  } else if (sources.includes("body") && (rest.length > 0 || !json.properties)) {
+    const body = json.properties
+      ? { ...json, properties: Object.fromEntries(rest), required: [...required].filter((name) => !pathNames.includes(name)) }
+      : json;
+    requestBody = { required: json.properties ? rest.some(([name]) => required.has(name)) : true, content: { "application/json": { schema: body } } };
   }
   const tag = binding.path.split("/")[1]!;
   const session = tag === "console" || binding.path === "/auth/logout" || binding.path === "/auth/me";

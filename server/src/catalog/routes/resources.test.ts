@@ -1,21 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { importDataset } from "../import.ts";
 import { demoDataset } from "../importers/demo.ts";
-import { REVOKED_API_KEY, TEST_API_KEY, TEST_SESSION, fakeAccess, recordingMetering, type RecordingMetering } from "./test-access.ts";
+import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
 
 let server: TestServer;
-let metering: RecordingMetering;
+let key: { "x-api-key": string };
+let session: { cookie: string };
+let revokedKey: string;
+let signedOut: string;
 beforeAll(async () => {
   server = await startTestServer({ dataset: "demo" });
-  server.deps.access = fakeAccess;
-  metering = recordingMetering();
-  server.deps.metering = metering;
+  const alice = await signIn(server);
+  session = alice.headers;
+  key = (await createApiKey(server, alice)).headers;
+  const revoked = await createApiKey(server, alice, "revoked");
+  expect((await server.json(`/console/api-keys/${revoked.id}`, { method: "DELETE", headers: alice.headers })).status).toBe(200);
+  revokedKey = revoked.key;
+  const bob = await signIn(server);
+  expect((await server.json("/auth/logout", { method: "POST", headers: bob.headers })).status).toBe(200);
+  signedOut = bob.cookie;
 });
 afterAll(() => server.close());
-
-const key = { "x-api-key": TEST_API_KEY };
-const session = { cookie: `ir21_session=${TEST_SESSION}` };
 
 const expectError = (res: { status: number; body: any }, status: number, code: string) => {
   expect(res.status).toBe(status);
@@ -136,11 +142,13 @@ describe("anonymous projection vs full fields", () => {
 
 describe("credentials", () => {
   it.each([
-    ["a revoked key", { "x-api-key": REVOKED_API_KEY }],
-    ["an unknown key", { "x-api-key": "ir21_unknown" }],
-    ["a malformed key", { "x-api-key": "%%%" }],
-    ["an expired session", { cookie: "ir21_session=stale" }],
-  ])("%s is 401 on a public route too, never silently anonymous", async (_label, headers) => {
+    ["a revoked key", () => ({ "x-api-key": revokedKey })],
+    ["an unknown key", () => ({ "x-api-key": `ir21_${"A".repeat(48)}` })],
+    ["a malformed key", () => ({ "x-api-key": "%%%" })],
+    ["a signed-out session", () => ({ cookie: signedOut })],
+    ["a forged session", () => ({ cookie: "ir21_session=ses_forged.secret" })],
+  ])("%s is 401 on a public route too, never silently anonymous", async (_label, headersOf) => {
+    const headers = headersOf();
     expectError(await server.json("/v1/operators", { headers }), 401, "UNAUTHORIZED");
     expectError(await server.json("/v1/lookup?number=%2B8613912345678", { headers }), 401, "UNAUTHORIZED");
   });
@@ -189,7 +197,18 @@ describe("paging", () => {
   });
 });
 
-describe("metering", () => {
+describe("metering (the routes' side: what they report)", () => {
+  let metering: RecordingMetering;
+  let real: TestServer["deps"]["metering"];
+  beforeAll(() => {
+    real = server.deps.metering;
+    metering = recordingMetering();
+    server.deps.metering = metering;
+  });
+  afterAll(() => {
+    server.deps.metering = real;
+  });
+
   it("admits and settles every data request under the route's name; failures settle with their status", async () => {
     metering.admitted.length = 0;
     metering.settled.length = 0;
@@ -204,7 +223,9 @@ describe("metering", () => {
       ["GET /v1/networks", 400, "apiKey", 1],
       ["GET /v1/capabilities", 401, "anonymous", 1],
     ]);
-    expect(metering.admitted).toHaveLength(4);
+    await server.json("/v1/operators", { headers: session });
+    expect(metering.settled.at(-1)).toMatchObject({ endpoint: "GET /v1/operators", status: 200, access: { kind: "session" } });
+    expect(metering.admitted).toHaveLength(5);
     expect(metering.admitted[0]).toMatchObject({ ip: "127.0.0.1" });
   });
 

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { readJsonBody } from "../../http/body.ts";
-import { fromIssues, toContractError } from "../../http/errors.ts";
+import { fromIssues } from "../../http/errors.ts";
+import { meteredQuery } from "../../http/metered.ts";
 import { requestIdOf } from "../../http/request-id.ts";
 import type { Access } from "../../trpc/access.ts";
 import { createContext } from "../../trpc/context.ts";
@@ -19,15 +20,16 @@ import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
  * output schemas per projection, quota cost and handler. `mountDataRoutes` turns the definitions into
  * h3 handlers that do the same for every route, in this order:
  *
- * 1. resolve the caller (API key, session, or anonymous): a presented but invalid credential is 401;
- * 2. validate the input (query, path, body) with zod;
- * 3. admit the request with the metering (every attempt counts against the rate limit; 429);
+ * 1. validate the input (query, path, body) with zod (a batch's cost depends on it);
+ * 2. through `meteredQuery` (http/metered.ts): resolve the caller (API key, session, or anonymous; a
+ *    presented but invalid credential is 401) and admit the request (every attempt counts against the
+ *    rate limit; 429), then settle its status after the steps below (only 2xx is charged);
+ * 3. throw the input's validation error, if any (400, settled as a business failure);
  * 4. refuse anonymous callers on credentials-only routes (401);
  * 5. pin the current dataset version (503 NO_DATASET before the first import) and run the handler;
  * 6. parse the answer with the output schema of the caller's projection (public for anonymous, full
  *    otherwise): unknown fields are stripped, so a field is private until a public schema lists it;
- * 7. wrap it in the envelope with the pinned version's meta, and settle the metering with the status
- *    (only successes count against the quota).
+ * 7. wrap it in the envelope with the pinned version's meta.
  *
  * The OpenAPI document is generated from the same definitions (openapi.ts).
  */
@@ -127,12 +129,14 @@ export const endpointName = (route: Pick<DataRoute, "method" | "path">) => `${ro
 function handlerFor(route: DataRoute, deps: AppDeps) {
   const endpoint = endpointName(route);
   return async (event: H3Event) => {
-    const context = createContext(event, deps);
-    const access = await deps.access.resolve({ sessionToken: context.sessionToken, apiKey: context.apiKey });
     if (route.unmetered) {
+      const context = createContext(event, deps);
+      const access = await deps.access.resolve({ sessionToken: context.sessionToken, apiKey: context.apiKey });
       const version = await deps.datasetMeta.pinned();
       return route.handle({ event, deps, access, input: {}, version, pageAt: async () => ({ seq: version.seq, after: null }), lookupIndex: () => indexesOf(deps).at(version.seq) });
     }
+    // Input first, for the cost of a batch; a bad input is still an attempt (rate limit) and is
+    // thrown inside the metered part, so it settles as a business failure.
     let input: unknown;
     let invalid: unknown = null;
     try {
@@ -141,44 +145,42 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
       invalid = error;
     }
     const cost = invalid === null && route.cost ? route.cost(input) : 1;
-    const metered = { access, ip: context.ip, endpoint, cost };
-    const admitted = await deps.metering.admit(metered);
-    for (const [name, value] of Object.entries(admitted.headers)) {
-      event.res.headers.set(name, value);
-      event.res.errHeaders.set(name, value);
+    const result = await meteredQuery(
+      event,
+      deps,
+      endpoint,
+      async (access) => {
+        if (invalid !== null) throw invalid;
+        if (route.access === "credentials" && access.kind === "anonymous") {
+          throw new AppError(
+            "UNAUTHORIZED",
+            `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
+          );
+        }
+        const version = await deps.datasetMeta.pinned();
+        if (version.seq === 0) throw new AppError("NO_DATASET");
+        let reported = version.meta;
+        const pageAt = async (cursor: string | undefined) => {
+          const position = readSeq(version.seq, cursor);
+          if (position.seq !== version.seq) reported = await metaOfSeq(deps, position.seq);
+          return position;
+        };
+        const answer = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => indexesOf(deps).at(version.seq) });
+        if (answer instanceof Response) return answer;
+        const output = route.output as JsonOutput;
+        const schema = access.kind === "anonymous" && output.public ? output.public : output.full;
+        // The meta of the version actually read (a later page of a listing may read an older one).
+        return { code: 0 as const, data: schema.parse(answer), meta: { request_id: requestIdOf(event), ...reported } };
+      },
+      { cost },
+    );
+    if (result instanceof Response) {
+      // A file response is returned as is: give it the RateLimit headers meteredQuery set on the event.
+      for (const [name, value] of event.res.headers) if (name.toLowerCase().startsWith("ratelimit")) result.headers.set(name, value);
+      return result;
     }
-    let status = 200;
-    try {
-      if (invalid !== null) throw invalid;
-      if (route.access === "credentials" && access.kind === "anonymous") {
-        throw new AppError("UNAUTHORIZED", `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`);
-      }
-      const version = await deps.datasetMeta.pinned();
-      if (version.seq === 0) throw new AppError("NO_DATASET");
-      let reported = version.meta;
-      const pageAt = async (cursor: string | undefined) => {
-        const position = readSeq(version.seq, cursor);
-        if (position.seq !== version.seq) reported = await metaOfSeq(deps, position.seq);
-        return position;
-      };
-      const result = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => indexesOf(deps).at(version.seq) });
-      if (result instanceof Response) {
-        status = result.status;
-        for (const [name, value] of Object.entries(admitted.headers)) result.headers.set(name, value);
-        return result;
-      }
-      const output = route.output as JsonOutput;
-      const schema = access.kind === "anonymous" && output.public ? output.public : output.full;
-      const data = schema.parse(result);
-      event.res.headers.set("cache-control", "no-store");
-      // The meta of the version actually read (a later page of a listing may read an older one).
-      return { code: 0 as const, data, meta: { request_id: requestIdOf(event), ...reported } };
-    } catch (error) {
-      status = toContractError(error).status;
-      throw error;
-    } finally {
-      await deps.metering.settle({ ...metered, status }).catch((err: unknown) => deps.log.error({ err, endpoint }, "metering settle failed"));
-    }
+    event.res.headers.set("cache-control", "no-store");
+    return result;
   };
 }
 
