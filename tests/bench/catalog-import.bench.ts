@@ -16,6 +16,8 @@ import { ManualClock } from "../../server/src/clock.ts";
 import { openDatabase } from "../../server/src/db/db.ts";
 import { migrateToLatest } from "../../server/src/db/migrate.ts";
 import { importDataset } from "../../server/src/catalog/import.ts";
+import { csvExport } from "../../server/src/catalog/snapshot.ts";
+import { currentVersion } from "../../server/src/catalog/versions.ts";
 import { DEMO_SOURCE } from "../../server/src/catalog/importers/demo.ts";
 import type { CandidateDataset, NumberRangeRecord, OperatorRecord, NetworkRecord } from "../../server/src/catalog/records.ts";
 import { createTestDatabase, type TestTarget } from "../../server/src/testing/databases.ts";
@@ -75,6 +77,36 @@ function candidate(variant: "a" | "b"): CandidateDataset {
   };
 }
 
+interface ExportReport {
+  seconds: number;
+  peak_rss_mib: number;
+  csv_mib: number;
+  rows: number;
+}
+
+/** Streams number-ranges.csv of the current version through the export generator, discarding it. */
+async function exportStep(url: string): Promise<ExportReport> {
+  const { db, close } = openDatabase(url);
+  try {
+    const version = (await currentVersion(db))!;
+    const started = performance.now();
+    let bytes = 0;
+    let rows = -1;
+    for await (const chunk of csvExport(db, "number-ranges", version)) {
+      bytes += Buffer.byteLength(chunk);
+      for (let i = chunk.indexOf("\r\n"); i !== -1; i = chunk.indexOf("\r\n", i + 2)) rows++;
+    }
+    return {
+      seconds: Math.round(((performance.now() - started) / 1000) * 100) / 100,
+      peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+      csv_mib: Math.round(bytes / 1024 / 1024),
+      rows,
+    };
+  } finally {
+    await close();
+  }
+}
+
 interface StepReport {
   seconds: number;
   peak_rss_mib: number;
@@ -105,14 +137,14 @@ async function child(step: "seed" | "diff", url: string): Promise<StepReport> {
   }
 }
 
-function runChild(step: "seed" | "diff", url: string): StepReport {
+function runChild<T = StepReport>(step: "seed" | "diff" | "export", url: string): T {
   const out = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), step, url], {
     encoding: "utf8",
     env: { ...process.env, BENCH_CHILD: "1" },
     maxBuffer: 16 * 1024 * 1024,
   });
   if (out.status !== 0) throw new Error(`${step} failed: ${out.stderr}`);
-  return JSON.parse(out.stdout.trim().split("\n").at(-1)!) as StepReport;
+  return JSON.parse(out.stdout.trim().split("\n").at(-1)!) as T;
 }
 
 /** Generating and hashing the same candidate without a database: what the import cannot go below. */
@@ -143,9 +175,11 @@ export async function run() {
     try {
       const seed = runChild("seed", database.url);
       const diff = runChild("diff", database.url);
+      const exported = runChild<ExportReport>("export", database.url);
       results[target] = {
         seed_import: seed,
         diff_import: diff,
+        csv_export_number_ranges: exported,
         diff_vs_baseline: Math.round((diff.seconds / baseline) * 100) / 100,
         target_met: target === "sqlite" ? diff.seconds < 30 && diff.peak_rss_mib < 1024 : undefined,
       };
@@ -158,13 +192,13 @@ export async function run() {
     changed: { updated: RANGES / 200, removed: RANGES / 400, added: RANGES / 400 },
     baseline_generate_and_hash_seconds: baseline,
     ...results,
-    note: "diff_import = import + diff of version B (1 % changed) over A; seed_import = first import of A. Each in its own process (peak RSS is the step's own).",
+    note: "diff_import = import + diff of version B (1 % changed) over A; seed_import = first import of A; csv_export_number_ranges = the CSV export generator over the result (flat memory: its peak RSS does not grow with the file). Each in its own process (peak RSS is the step's own).",
   };
 }
 
 if (process.env.BENCH_CHILD === "1") {
-  const [step, url] = process.argv.slice(2) as ["seed" | "diff", string];
-  child(step, url).then(
+  const [step, url] = process.argv.slice(2) as ["seed" | "diff" | "export", string];
+  (step === "export" ? exportStep(url) : child(step, url)).then(
     (report) => {
       console.log(JSON.stringify(report));
       process.exit(0);

@@ -25,6 +25,11 @@ export {
   type SignedIn,
 } from "./accounts.ts";
 export { startDataProbe, type DataProbe } from "./data-probe.ts";
+// The catalogue, for tests that need versions and change events (e.g. webhook fan-out):
+// importDataset(server.deps, demoDataset()), then a modified demoDataset() as version B.
+export { importDataset, type ImportResult } from "../catalog/import.ts";
+export { demoDataset, type MaterialisedDataset } from "../catalog/importers/demo.ts";
+export { readChangesAfter, lastChangeSeq, type LoggedEvent } from "../catalog/changes.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
