@@ -388,9 +388,11 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
       const flush = async () => {
         if (batch.length === 0) return;
         await trx.insertInto(kind.table).values(batch).execute();
+        const before = written;
         written += batch.length;
         batch = [];
-        if (options.onProgress && written % 100_000 < WRITE_BATCH) options.onProgress({ phase: "write", entity: kind.name, done: written });
+        // Every 100,000 rows on long imports; the entity's total is reported once at its end.
+        if (options.onProgress && Math.floor(written / 100_000) > Math.floor(before / 100_000)) options.onProgress({ phase: "write", entity: kind.name, done: written });
       };
       for await (const { record, hash, before } of changedRecords(entity)) {
         batch.push({ ...kind.toRow(record), source: kind.sourceOf(record), dataset_version: version, content_hash: hash, valid_from: seq, valid_to: OPEN_VERSION });
