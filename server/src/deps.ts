@@ -7,6 +7,7 @@ import { createDatasetMetaSource, type DatasetMetaSource } from "./catalog/datas
 import { noAccountsResolver, type AccessResolver } from "./trpc/access.ts";
 import { resolveSecrets, type ServerSecrets } from "./secrets.ts";
 import { unmetered, type Metering } from "./metering.ts";
+import type { HostResolver } from "./webhooks/url-policy.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -29,6 +30,8 @@ export interface AppDeps {
   metering: Metering;
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
+  /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
+  hostResolver?: HostResolver;
   /** Closes the database and the shared store; the HTTP server is closed before this. */
   close(): Promise<void>;
 }
@@ -38,6 +41,7 @@ export interface DepsOptions {
   log?: Logger;
   /** Prefix for shared-store keys (tests use one per server so they can share a Redis). */
   keyPrefix?: string;
+  hostResolver?: HostResolver;
 }
 
 /**
@@ -69,6 +73,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     metering: unmetered,
     secrets,
     lifecycle: { shuttingDown: false },
+    hostResolver: options.hostResolver,
     async close() {
       await store.close();
       await closeDb();

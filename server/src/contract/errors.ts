@@ -21,6 +21,9 @@ export const ERROR_CODES = {
 
   // Contact
   SECRET_IN_INQUIRY: { status: 400, description: "The inquiry contains what looks like an SMS code or a full API key; never send those." },
+
+  // Webhooks
+  WEBHOOK_URL_FORBIDDEN: { status: 400, description: "The webhook URL is not a public HTTPS URL (private, loopback, link-local or metadata address, credentials, or a host that does not resolve)." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

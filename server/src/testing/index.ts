@@ -7,6 +7,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import { startServer } from "../serve.ts";
 import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
+import type { HostResolver } from "../webhooks/url-policy.ts";
 
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
@@ -32,6 +33,8 @@ export interface TestServerOptions {
   /** Extra environment variables, on top of the test defaults. */
   env?: Record<string, string>;
   clock?: ManualClock;
+  /** DNS for webhook targets (see webhooks/url-policy.ts); the system resolver when unset. */
+  hostResolver?: HostResolver;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SHUTDOWN_TIMEOUT_MS: "2000",
     ...options.env,
   });
-  const deps = await createDeps(config, { clock, log: logs.log, keyPrefix });
+  const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });
   await migrateToLatest(deps.db);
   const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {
     async beforeClose() {

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import * as core from "./0001_core.ts";
+import * as webhooks from "./0400_webhooks.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -8,4 +9,5 @@ import * as core from "./0001_core.ts";
  */
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
+  "0400_webhooks": webhooks,
 };
