@@ -4,7 +4,9 @@ import { createLogger, type Logger } from "./log.ts";
 import { openDatabase, type Db, type Dialect } from "./db/db.ts";
 import { openSharedStore, type SharedStore } from "./storage/shared-store.ts";
 import { createDatasetMetaSource, type DatasetMetaSource } from "./catalog/dataset-meta.ts";
-import { noAccountsResolver, type AccessResolver } from "./trpc/access.ts";
+import type { AccessResolver } from "./trpc/access.ts";
+import { createAccessResolver } from "./auth/access.ts";
+import { createAuthRuntime, type AuthRuntime } from "./auth/runtime.ts";
 import { resolveSecrets, type ServerSecrets } from "./secrets.ts";
 import { unmetered, type Metering } from "./metering.ts";
 import type { HostResolver } from "./webhooks/url-policy.ts";
@@ -28,6 +30,8 @@ export interface AppDeps {
   datasetMeta: DatasetMetaSource;
   access: AccessResolver;
   metering: Metering;
+  /** Accounts: settings (limits, lifetimes) and the SMS sender. */
+  auth: AuthRuntime;
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
   /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
@@ -53,6 +57,8 @@ export interface DepsOptions {
 export async function createDeps(config: Config, options: DepsOptions = {}): Promise<AppDeps> {
   const log = options.log ?? createLogger({ level: config.logLevel });
   const secrets = resolveSecrets(config);
+  const clock = options.clock ?? systemClock;
+  const auth = createAuthRuntime(config, { clock, log });
   const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
   let store: SharedStore;
   try {
@@ -63,14 +69,15 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   }
   return {
     config,
-    clock: options.clock ?? systemClock,
+    clock,
     log,
     db,
     dialect,
     store,
     datasetMeta: createDatasetMetaSource(db),
-    access: noAccountsResolver,
+    access: createAccessResolver({ db, clock, sessions: auth.settings.session, apiKeys: null }),
     metering: unmetered,
+    auth,
     secrets,
     lifecycle: { shuttingDown: false },
     hostResolver: options.hostResolver,

@@ -22,6 +22,23 @@ export const ERROR_CODES = {
   // Contact
   SECRET_IN_INQUIRY: { status: 400, description: "The inquiry contains what looks like an SMS code or a full API key; never send those." },
 
+  // Accounts: SMS sign-in, sessions, cross-site writes (docs/auth.md)
+  INVALID_PHONE: { status: 400, description: "The phone is not a mainland-China mobile number (11 digits starting 13-19, or the +86 form)." },
+  AGREEMENT_REQUIRED: { status: 400, description: "The terms and privacy policy must be accepted (agreed: true)." },
+  AGREEMENT_OUTDATED: { status: 400, description: "terms_version or privacy_version is not the current agreement version." },
+  CHALLENGE_NOT_FOUND: { status: 400, description: "No SMS challenge with this challenge_id; request a new code." },
+  CHALLENGE_PHONE_MISMATCH: { status: 400, description: "The challenge was issued for another phone number." },
+  CHALLENGE_EXPIRED: { status: 400, description: "The SMS code has expired (codes are valid for 5 minutes); request a new one." },
+  CHALLENGE_CONSUMED: { status: 400, description: "The SMS code was already used; request a new one." },
+  CHALLENGE_SUPERSEDED: { status: 400, description: "A newer code was sent to this phone; use the latest one." },
+  CODE_INCORRECT: { status: 400, description: "The SMS code is wrong; the message says how many attempts remain." },
+  CODE_ATTEMPTS_EXHAUSTED: { status: 400, description: "Five wrong codes were entered; this challenge is locked, request a new code." },
+  SMS_SEND_LIMITED: { status: 429, description: "Too many SMS codes for this phone, address or service; retry after Retry-After seconds." },
+  SMS_PROVIDER_THROTTLED: { status: 429, description: "The SMS provider refused to send more messages to this phone for now." },
+  SMS_NOT_CONFIGURED: { status: 503, description: "No SMS provider is configured, so codes cannot be sent or verified." },
+  SMS_PROVIDER_UNAVAILABLE: { status: 503, description: "The SMS provider failed or could not be reached; try again later." },
+  CROSS_SITE_REQUEST: { status: 403, description: "A cross-site write was refused: Origin or Sec-Fetch-Site does not match the console's origin." },
+
   // Webhooks
   WEBHOOK_URL_FORBIDDEN: { status: 400, description: "The webhook URL is not a public HTTPS URL (private, loopback, link-local or metadata address, credentials, or a host that does not resolve)." },
 } as const satisfies Record<string, { status: number; description: string }>;

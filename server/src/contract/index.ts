@@ -4,6 +4,7 @@
  * wire shape.
  */
 export * from "./api-keys.ts";
+export * from "./auth.ts";
 export * from "./common.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";

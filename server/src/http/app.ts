@@ -1,6 +1,7 @@
 import { assertBodySize, H3 } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import { refuseCrossSiteCookieWrite } from "./cross-site.ts";
 import { envelope } from "./envelope.ts";
 import { errorResponse, toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -27,6 +28,7 @@ export function createApp(deps: AppDeps): H3 {
       // Handlers may return a Response with an error status (tRPC does); h3 then uses errHeaders.
       event.res.errHeaders.set("x-request-id", requestId);
       assertBodySize(event, deps.config.bodyLimitBytes);
+      refuseCrossSiteCookieWrite(event, deps.config);
     },
     onError(error, event) {
       const contract = toContractError(error);

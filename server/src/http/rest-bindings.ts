@@ -29,6 +29,11 @@ export interface RestBinding {
  * procedure plus one row here; the generic handler in rest.ts does the rest (input, envelope, errors).
  */
 export const REST_BINDINGS: readonly RestBinding[] = [
+  // Accounts (docs/auth.md)
+  { method: "POST", path: "/auth/sms/code", procedure: "auth.sendCode" },
+  { method: "POST", path: "/auth/login", procedure: "auth.login" },
+  { method: "GET", path: "/auth/me", procedure: "auth.me" },
+  { method: "POST", path: "/auth/logout", procedure: "auth.logout" },
   // Contact
   { method: "POST", path: "/contact", procedure: "contact.submit" },
   // Webhooks

@@ -12,6 +12,7 @@ import type { HostResolver } from "../webhooks/url-policy.ts";
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
 export { captureLogs, type LogCapture } from "./log-capture.ts";
+export { agreementOf, databaseText, lastSmsCode, randomPhone, readOutbox, signIn, type OutboxMessage, type SignedIn } from "./accounts.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
@@ -60,6 +61,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SESSION_SECRET: randomBytes(32).toString("hex"),
     OTP_PEPPER: randomBytes(32).toString("hex"),
     SHUTDOWN_TIMEOUT_MS: "2000",
+    // Every test client is 127.0.0.1: per-address SMS caps would make sign-ins of unrelated tests
+    // collide. Tests of those caps set their own values.
+    SMS_IP_HOURLY_LIMIT: "100000",
+    SMS_IP_DAILY_LIMIT: "100000",
     ...options.env,
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });

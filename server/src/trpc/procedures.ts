@@ -1,3 +1,4 @@
+import { crossSiteViolation } from "../auth/cross-site.ts";
 import { AppError } from "../errors.ts";
 import { baseProcedure } from "./init.ts";
 import type { ServerContext } from "./context.ts";
@@ -10,6 +11,17 @@ const withDeps = baseProcedure.use(({ ctx, next }) => next({ ctx: { deps: (ctx a
 
 /** Anyone may call; nothing about the caller is resolved. */
 export const anonymousProcedure = withDeps;
+
+/**
+ * Anyone may call, but a browser only from the console's own origin, with or without a cookie: the
+ * sign-in endpoints, where a cross-site form could otherwise log a victim into the attacker's account
+ * (login CSRF). Cookie-carrying writes to any route are checked by the app's request hook as well.
+ */
+export const sameOriginProcedure = withDeps.use(({ ctx, next }) => {
+  const violation = crossSiteViolation(ctx.request, ctx.deps.config.publicOrigins);
+  if (violation) throw new AppError("CROSS_SITE_REQUEST", `Cross-site write refused (${violation})`);
+  return next();
+});
 
 /**
  * Data access: an API key or a session, or anonymous when neither is presented. A presented but

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { RETRY_DELAYS_MS } from "./schedule.ts";
-import { ir21Headers, signatureMatches, testSessions } from "./test-helpers.ts";
+import { ir21Headers, signatureMatches } from "./test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "./test-receiver.ts";
 import type { HostResolver } from "./url-policy.ts";
 import { DeliveryWorker } from "./worker.ts";
@@ -12,7 +12,6 @@ let dnsAnswer = "93.184.215.14";
 const resolver: HostResolver = async (host) => [{ address: host === "127.0.0.1" ? "127.0.0.1" : dnsAnswer, family: 4 }];
 
 let server: TestServer;
-let sessions: ReturnType<typeof testSessions>;
 let receiver: TestReceiver;
 let worker: DeliveryWorker;
 let alice: { userId: string; cookie: string };
@@ -20,9 +19,8 @@ let bob: { userId: string; cookie: string };
 
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, hostResolver: resolver });
-  sessions = testSessions(server);
-  alice = sessions.signIn();
-  bob = sessions.signIn();
+  alice = await signIn(server);
+  bob = await signIn(server);
   worker = new DeliveryWorker(webhookEnv(server.deps), { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
 });
 afterAll(() => server.close());
@@ -426,7 +424,7 @@ describe("default policy", () => {
   it("without WEBHOOK_ALLOW_HOSTS the same local receiver is refused at save time", async () => {
     const strict = await startTestServer({ hostResolver: async () => [{ address: "127.0.0.1", family: 4 }] });
     try {
-      const who = testSessions(strict).signIn();
+      const who = await signIn(strict);
       for (const url of [`${receiver.url}/hook`, `https://127.0.0.1:${receiver.port}/hook`, `https://localhost:${receiver.port}/hook`, `https://hooks.example.com:${receiver.port}/hook`]) {
         const { status, body } = await strict.json("/console/webhooks", { method: "POST", body: { url, events: ["ir21.operator.added"] }, headers: { cookie: who.cookie } });
         expect({ url, status, code: body.code }).toEqual({ url, status: 400, code: "WEBHOOK_URL_FORBIDDEN" });

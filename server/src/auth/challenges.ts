@@ -1,0 +1,170 @@
+import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import { LIMITS } from "../contract/limits.ts";
+import { dialectOf, type Db } from "../db/db.ts";
+import { AppError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { SendLimits } from "./settings.ts";
+import type { SmsChallengeTable } from "./tables.ts";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const VALIDITY_MS = LIMITS.smsCodeValiditySeconds * 1000;
+
+/** HMAC-SHA256 binding the code to its challenge and phone; without the pepper a dump reveals nothing. */
+export function codeMac(pepper: string, challengeId: string, phone: string, code: string): string {
+  return createHmac("sha256", pepper).update(`${challengeId}:${phone}:${code}`).digest("hex");
+}
+
+/** A uniformly random code of the contract's length (crypto.randomInt rejects modulo bias). */
+export function newCode(): string {
+  return String(randomInt(0, 10 ** LIMITS.smsCodeLength)).padStart(LIMITS.smsCodeLength, "0");
+}
+
+function limited(retryAfterMs: number, message: string): AppError {
+  return AppError.rateLimited(retryAfterMs / 1000, message, "SMS_SEND_LIMITED");
+}
+
+/**
+ * The rolling-window send caps, counted from the challenges themselves (so they hold across instances
+ * and follow the injected clock): per phone per hour and per day, per client address per hour and per
+ * day, and for the whole service per day (SMS pumping costs money). Throws SMS_SEND_LIMITED with the
+ * seconds until the oldest counted send leaves its window.
+ */
+export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimits, phone: string, ip: string | null): Promise<void> {
+  const windows: Array<{ column: "phone" | "ip" | null; value: string | null; windowMs: number; max: number; what: string }> = [
+    { column: "phone", value: phone, windowMs: HOUR_MS, max: limits.phonePerHour, what: "codes to this phone this hour" },
+    { column: "phone", value: phone, windowMs: DAY_MS, max: limits.phonePerDay, what: "codes to this phone today" },
+    { column: "ip", value: ip, windowMs: HOUR_MS, max: limits.ipPerHour, what: "codes from this address this hour" },
+    { column: "ip", value: ip, windowMs: DAY_MS, max: limits.ipPerDay, what: "codes from this address today" },
+    { column: null, value: null, windowMs: DAY_MS, max: limits.globalPerDay, what: "codes sent by the service today" },
+  ];
+  for (const w of windows) {
+    if (w.column !== null && w.value === null) continue;
+    let query = db
+      .selectFrom("sms_challenges")
+      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min<number>("created_at").as("oldest")])
+      .where("created_at", ">", now - w.windowMs);
+    if (w.column !== null) query = query.where(w.column, "=", w.value!);
+    const { n, oldest } = await query.executeTakeFirstOrThrow();
+    if (Number(n) >= w.max) throw limited(Number(oldest) + w.windowMs - now, `Too many ${w.what}; try again later`);
+  }
+}
+
+/**
+ * Claims the phone's resend slot atomically: one conditional UPDATE on the phone's throttle row, so of
+ * two concurrent sends only one wins, on every instance. Returns the previous slot time, to give the
+ * slot back when the provider refuses the message.
+ */
+export async function claimSendSlot(db: Db, now: number, intervalMs: number, phone: string): Promise<number> {
+  const seed = db.insertInto("sms_throttle").values({ phone, next_send_at: 0 });
+  await (dialectOf(db) === "mysql" ? seed.ignore() : seed.orIgnore()).execute();
+  const before = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
+  const claimed = await db
+    .updateTable("sms_throttle")
+    .set({ next_send_at: now + intervalMs })
+    .where("phone", "=", phone)
+    .where("next_send_at", "<=", now)
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) {
+    const row = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
+    throw limited(Math.max(1000, row.next_send_at - now), "A code was just sent to this phone; wait before asking for another");
+  }
+  return before.next_send_at;
+}
+
+export async function releaseSendSlot(db: Db, phone: string, claimedUntil: number, previous: number): Promise<void> {
+  await db.updateTable("sms_throttle").set({ next_send_at: previous }).where("phone", "=", phone).where("next_send_at", "=", claimedUntil).execute();
+}
+
+/**
+ * Stores a sent challenge (only the code's MAC) and supersedes the phone's earlier open challenges, in
+ * one transaction so there is never more than one open challenge per phone.
+ */
+export async function storeChallenge(db: Db, challenge: SmsChallengeTable): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("sms_challenges")
+      .set({ superseded_at: challenge.created_at })
+      .where("phone", "=", challenge.phone)
+      .where("consumed_at", "is", null)
+      .where("superseded_at", "is", null)
+      .execute();
+    await trx.insertInto("sms_challenges").values(challenge).execute();
+  });
+}
+
+export function newChallenge(now: number, phone: string, code: string, pepper: string, from: { ip: string | null }, versions: { termsVersion: string; privacyVersion: string }): SmsChallengeTable {
+  const id = newId("chl", now);
+  return {
+    id,
+    phone,
+    code_mac: codeMac(pepper, id, phone, code),
+    attempts: 0,
+    created_at: now,
+    expires_at: now + VALIDITY_MS,
+    consumed_at: null,
+    superseded_at: null,
+    ip: from.ip,
+    terms_version: versions.termsVersion,
+    privacy_version: versions.privacyVersion,
+  };
+}
+
+/** Why a challenge cannot be verified any more, in the order a user can act on. */
+function refusal(row: SmsChallengeTable, now: number): AppError | null {
+  if (row.consumed_at !== null) return new AppError("CHALLENGE_CONSUMED");
+  if (row.superseded_at !== null) return new AppError("CHALLENGE_SUPERSEDED");
+  if (row.attempts >= LIMITS.wrongCodeAttempts) return new AppError("CODE_ATTEMPTS_EXHAUSTED");
+  if (row.expires_at <= now) return new AppError("CHALLENGE_EXPIRED");
+  return null;
+}
+
+async function loadChallenge(db: Db, id: string): Promise<SmsChallengeTable> {
+  const row = await db.selectFrom("sms_challenges").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) throw new AppError("CHALLENGE_NOT_FOUND");
+  return row;
+}
+
+/**
+ * Checks a code against its challenge. The attempt is counted first, by a conditional UPDATE that
+ * only succeeds while fewer than five attempts were made, and only then compared in constant time:
+ * concurrent guesses cannot exceed five, and a sixth attempt fails even with the right code.
+ */
+export async function verifyCode(db: Db, clock: Clock, pepper: string, attempt: { challengeId: string; phone: string; code: string }): Promise<void> {
+  const row = await loadChallenge(db, attempt.challengeId);
+  if (row.phone !== attempt.phone) throw new AppError("CHALLENGE_PHONE_MISMATCH");
+  const now = clock.now().getTime();
+  const stateError = refusal(row, now);
+  if (stateError) throw stateError;
+  const counted = await db
+    .updateTable("sms_challenges")
+    .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+    .where("id", "=", row.id)
+    .where("consumed_at", "is", null)
+    .where("superseded_at", "is", null)
+    .where("expires_at", ">", now)
+    .where("attempts", "<", LIMITS.wrongCodeAttempts)
+    .executeTakeFirst();
+  if (Number(counted.numUpdatedRows) !== 1) throw refusal(await loadChallenge(db, row.id), now) ?? new AppError("CHALLENGE_CONSUMED");
+  const expected = Buffer.from(row.code_mac, "hex");
+  const given = Buffer.from(codeMac(pepper, row.id, attempt.phone, attempt.code), "hex");
+  if (!timingSafeEqual(expected, given)) {
+    const { attempts } = await db.selectFrom("sms_challenges").select("attempts").where("id", "=", row.id).executeTakeFirstOrThrow();
+    const left = Math.max(0, LIMITS.wrongCodeAttempts - attempts);
+    if (left === 0) throw new AppError("CODE_ATTEMPTS_EXHAUSTED", "Wrong code; no attempts left, request a new code");
+    throw new AppError("CODE_INCORRECT", `Wrong code; ${left} attempt${left === 1 ? "" : "s"} left`);
+  }
+}
+
+/** Marks a verified challenge used; exactly one caller can win, the others get CHALLENGE_CONSUMED. */
+export async function consumeChallenge(db: Db, now: number, challengeId: string): Promise<void> {
+  const result = await db
+    .updateTable("sms_challenges")
+    .set({ consumed_at: now })
+    .where("id", "=", challengeId)
+    .where("consumed_at", "is", null)
+    .where("superseded_at", "is", null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new AppError("CHALLENGE_CONSUMED");
+}

@@ -1,0 +1,26 @@
+/**
+ * The cross-site write rule (docs/auth.md "Cross-site protection"), free of HTTP types so the h3 hook
+ * and the auth procedures share it. A browser always sends Origin on a cross-origin POST and
+ * Sec-Fetch-Site on any request; a request carrying neither comes from a non-browser client (CLI, SDK in
+ * Node, curl), which no other site can drive with the user's cookie.
+ */
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export interface WriteRequest {
+  method: string;
+  origin: string | null;
+  secFetchSite: string | null;
+}
+
+/** Why the request is refused, or null when it may proceed. */
+export function crossSiteViolation(request: WriteRequest, allowedOrigins: readonly string[]): string | null {
+  if (!UNSAFE.has(request.method.toUpperCase())) return null;
+  if (request.origin !== null) {
+    // Exact match only: "null" (sandboxed frames, some redirects) and look-alike hosts are refused.
+    return allowedOrigins.includes(request.origin) ? null : `Origin ${request.origin === "null" ? "null" : "is not the console's origin"}`;
+  }
+  if (request.secFetchSite !== null && request.secFetchSite !== "same-origin" && request.secFetchSite !== "none") {
+    return `Sec-Fetch-Site ${request.secFetchSite}`;
+  }
+  return null;
+}

@@ -1,0 +1,137 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/db.ts";
+import { AppError } from "../errors.ts";
+import { newId, randomToken } from "../ids.ts";
+
+export interface SessionLifetimes {
+  idleMs: number;
+  absoluteMs: number;
+  /** last_seen_at (and so the idle expiry) is written at most this often. */
+  refreshIntervalMs: number;
+}
+
+/** A session as its owner may see it. */
+export interface ActiveSession {
+  id: string;
+  userId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
+
+/** Cookie token: `<session id>.<secret>`; the id is public (listings), the secret 256 random bits. */
+function parseToken(token: string): { id: string; secret: string } | null {
+  const match = /^(ses_[0-9a-z]{10,40})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  return match ? { id: match[1]!, secret: match[2]! } : null;
+}
+
+/**
+ * Opens a session and returns the cookie token, shown only here. The database keeps the SHA-256 of
+ * the secret; the cookie expires with the absolute lifetime, the server enforces the idle one.
+ */
+export async function createSession(
+  db: Db,
+  clock: Clock,
+  lifetimes: SessionLifetimes,
+  owner: { userId: string; ip: string | null; userAgent: string | null },
+): Promise<{ token: string; session: ActiveSession; absoluteExpiresAt: number }> {
+  const now = clock.now().getTime();
+  const id = newId("ses", now);
+  const secret = randomToken(32);
+  const absoluteExpiresAt = now + lifetimes.absoluteMs;
+  const expiresAt = Math.min(now + lifetimes.idleMs, absoluteExpiresAt);
+  await db
+    .insertInto("sessions")
+    .values({
+      id,
+      user_id: owner.userId,
+      secret_hash: sha256(secret).toString("hex"),
+      created_at: now,
+      last_seen_at: now,
+      expires_at: expiresAt,
+      absolute_expires_at: absoluteExpiresAt,
+      revoked_at: null,
+      ip: owner.ip,
+      user_agent: owner.userAgent?.slice(0, 512) ?? null,
+    })
+    .execute();
+  return { token: `${id}.${secret}`, session: { id, userId: owner.userId, createdAt: now, expiresAt }, absoluteExpiresAt };
+}
+
+/**
+ * The live session a cookie token names, or null when it is malformed, unknown, tampered, revoked or
+ * expired. Slides the idle expiry, writing at most once per refresh interval.
+ */
+export async function findSession(db: Db, clock: Clock, lifetimes: SessionLifetimes, token: string): Promise<ActiveSession | null> {
+  const parsed = parseToken(token);
+  if (!parsed) return null;
+  const row = await db.selectFrom("sessions").selectAll().where("id", "=", parsed.id).executeTakeFirst();
+  if (!row) return null;
+  // Compare before looking at state, so timing says nothing about which sessions exist.
+  const matches = timingSafeEqual(sha256(parsed.secret), Buffer.from(row.secret_hash, "hex"));
+  const now = clock.now().getTime();
+  if (!matches || row.revoked_at !== null || row.expires_at <= now) return null;
+  let expiresAt = row.expires_at;
+  if (now - row.last_seen_at >= lifetimes.refreshIntervalMs) {
+    expiresAt = Math.min(now + lifetimes.idleMs, row.absolute_expires_at);
+    await db
+      .updateTable("sessions")
+      .set({ last_seen_at: now, expires_at: expiresAt })
+      .where("id", "=", row.id)
+      .where("last_seen_at", "=", row.last_seen_at)
+      .execute();
+  }
+  return { id: row.id, userId: row.user_id, createdAt: row.created_at, expiresAt };
+}
+
+/** The account's live sessions, newest first. */
+export async function listSessions(db: Db, clock: Clock, userId: string): Promise<ActiveSession[]> {
+  const rows = await db
+    .selectFrom("sessions")
+    .select(["id", "user_id", "created_at", "expires_at"])
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", clock.now().getTime())
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return rows.map((r) => ({ id: r.id, userId: r.user_id, createdAt: r.created_at, expiresAt: r.expires_at }));
+}
+
+/**
+ * Revokes one of the account's live sessions. Another account's id, an unknown one, or one already
+ * ended is NOT_FOUND, so ids of other accounts cannot be probed.
+ */
+export async function revokeSession(db: Db, clock: Clock, userId: string, sessionId: string): Promise<void> {
+  const now = clock.now().getTime();
+  const result = await db
+    .updateTable("sessions")
+    .set({ revoked_at: now })
+    .where("id", "=", sessionId)
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", now)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new AppError("NOT_FOUND", "No active session with this id");
+}
+
+/** Revokes every live session of the account except `keepSessionId`; API keys are not touched. */
+export async function revokeOtherSessions(db: Db, clock: Clock, userId: string, keepSessionId: string): Promise<number> {
+  const now = clock.now().getTime();
+  const result = await db
+    .updateTable("sessions")
+    .set({ revoked_at: now })
+    .where("user_id", "=", userId)
+    .where("id", "!=", keepSessionId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Ends a session by id whoever owns it (logout, login rotation); a no-op when already ended. */
+export async function endSession(db: Db, clock: Clock, sessionId: string): Promise<void> {
+  await db.updateTable("sessions").set({ revoked_at: clock.now().getTime() }).where("id", "=", sessionId).where("revoked_at", "is", null).execute();
+}
