@@ -105,6 +105,18 @@ describe("delivery queue", () => {
     expect(row.status).toBe("pending");
   });
 
+  it("an attempt that cannot even be prepared (secret sealed under another key) is recorded and scheduled, never a poison pill", async () => {
+    const [deliveryId] = await queueMany(1);
+    const sub = await server.deps.db.selectFrom("webhook_deliveries").select("subscription_id").where("id", "=", deliveryId!).executeTakeFirstOrThrow();
+    await server.deps.db.updateTable("webhook_subscriptions").set({ secret_sealed: "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }).where("id", "=", sub.subscription_id).execute();
+    expect(await new DeliveryWorker(env, { random: () => 0 }).drain()).toBe(1);
+    const row = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId!).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "pending", last_error: expect.stringMatching(/^internal: /) });
+    expect(Number(row.attempts)).toBe(1);
+    expect(Number(row.next_attempt_at)).toBe(server.clock.now().getTime() + 5_000);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
   it("the background loop delivers a queued event without being polled by the test", async () => {
     const worker = new DeliveryWorker(env, { owner: "loop", pollIntervalMs: 60_000 });
     worker.start();

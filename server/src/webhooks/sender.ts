@@ -23,7 +23,7 @@ export interface SendLimits {
 export const DEFAULT_SEND_LIMITS: SendLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 15_000, maxResponseBytes: 4_096 };
 
 /** A failure class, stored as the prefix of the attempt's error text. */
-export type SendErrorCode = "ssrf_blocked" | "dns" | "connect_timeout" | "timeout" | "connection" | "tls" | "redirect_not_followed" | "http_status";
+export type SendErrorCode = "internal" | "ssrf_blocked" | "dns" | "connect_timeout" | "timeout" | "connection" | "tls" | "redirect_not_followed" | "http_status";
 
 export interface SendResult {
   /** The response status, or null when no response arrived. */

@@ -59,6 +59,20 @@ describe("subscriptions", () => {
     const withKey = await server.json("/console/webhooks", { headers: { "x-api-key": "ir21_x" } });
     expect(withKey.status).toBe(403);
     expect(withKey.body.code).toBe("FORBIDDEN");
+    const forged = await server.json("/console/webhooks", { headers: { cookie: "ir21_session=ses_forged.secret" } });
+    expect(forged.status).toBe(401);
+  });
+
+  it("answers malformed JSON and wrong types with the contract error body", async () => {
+    const malformed = await server.json("/console/webhooks", { method: "POST", body: '{"url": ', headers: { cookie: alice.cookie, "content-type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ code: "MALFORMED_JSON", message: expect.any(String), request_id: expect.stringMatching(/^req_/) });
+    const wrong = await call(alice, "POST", "/console/webhooks", { url: 42, events: "ir21.operator.added" });
+    expect(wrong.status).toBe(400);
+    expect(Object.keys(wrong.body).sort()).toEqual(["code", "message", "request_id"]);
+    expect((await call(alice, "PATCH", "/console/webhooks/whk_nope", { enabled: "no" })).status).toBe(400);
+    expect((await call(alice, "PATCH", "/console/webhooks/whk_nope", { enabled: false })).status).toBe(404);
+    expect((await call(alice, "PUT", "/console/webhooks")).status).toBe(405);
   });
 
   it("creates with a whsec_ secret shown once, lists without it, and stores it sealed", async () => {

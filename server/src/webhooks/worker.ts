@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { claimDue, cancelClaimed, completeAttempt, type Claim } from "./queue.ts";
 import { nextRetryDelayMs } from "./schedule.ts";
-import { sendWebhook, type SendLimits } from "./sender.ts";
+import { sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
 import { deliveryHeaders } from "./signing.ts";
 import type { WebhookEnv } from "./env.ts";
 
@@ -98,14 +98,22 @@ export class DeliveryWorker {
       }
       // Sign afresh with the secrets valid now: the previous one only strictly before its expiry.
       const previousValid = row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && startedAt < Number(row.previous_secret_expires_at);
-      const headers = deliveryHeaders({
-        eventId: row.event_id,
-        timestampSeconds: Math.floor(startedAt / 1000),
-        rawBody: row.payload,
-        secret: box.open(row.secret_sealed, row.subscription_id),
-        previousSecret: previousValid ? box.open(row.previous_secret_sealed!, row.subscription_id) : null,
-      });
-      const result = await sendWebhook({ url: row.url, headers, body: row.payload }, { policy, limits: this.#options.limits, ca: this.#options.ca });
+      let result: SendResult;
+      try {
+        const headers = deliveryHeaders({
+          eventId: row.event_id,
+          timestampSeconds: Math.floor(startedAt / 1000),
+          rawBody: row.payload,
+          secret: box.open(row.secret_sealed, row.subscription_id),
+          previousSecret: previousValid ? box.open(row.previous_secret_sealed!, row.subscription_id) : null,
+        });
+        result = await sendWebhook({ url: row.url, headers, body: row.payload }, { policy, limits: this.#options.limits, ca: this.#options.ca });
+      } catch (error) {
+        // Never a poison pill: whatever failed (e.g. a secret sealed under another SESSION_SECRET)
+        // is recorded as a failed attempt and follows the schedule like any other failure.
+        log.error({ err: error, delivery_id: claim.deliveryId }, "webhook attempt could not be made");
+        result = { status: null, errorCode: "internal", error: "internal: the attempt could not be prepared; see the server log", responseExcerpt: null, retryAfter: null, durationMs: 0 };
+      }
       const now = clock.now().getTime();
       const attemptsMade = Number(row.attempts) + 1;
       const ok = result.status !== null && result.status >= 200 && result.status < 300;
