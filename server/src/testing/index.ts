@@ -13,6 +13,11 @@ export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
 export { captureLogs, type LogCapture } from "./log-capture.ts";
 export { agreementOf, databaseText, lastSmsCode, randomPhone, readOutbox, signIn, type OutboxMessage, type SignedIn } from "./accounts.ts";
+export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestReceiver } from "./webhook-receiver.ts";
+/** Webhook delivery internals, for end-to-end tests and benchmarks that drive the queue themselves. */
+export { DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
+export { webhookEnv } from "../webhooks/env.ts";
+export { fanOutAll, type ChangeFeed } from "../webhooks/fanout.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */

@@ -5,7 +5,7 @@ import { webhookEnv, type WebhookEnv } from "./env.ts";
 import { claimDue, completeAttempt, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "./subscriptions.ts";
 import { ir21Headers } from "./test-helpers.ts";
-import { startTestReceiver, type TestReceiver } from "./test-receiver.ts";
+import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
 import { DeliveryWorker } from "./worker.ts";
 
 let server: TestServer;

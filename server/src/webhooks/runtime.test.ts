@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
 import { createSubscription, queueTestEvent } from "./subscriptions.ts";
-import { startTestReceiver } from "./test-receiver.ts";
+import { startTestReceiver } from "../testing/webhook-receiver.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sendWebhook } from "./sender.ts";
-import { startTestReceiver, type TestReceiver } from "./test-receiver.ts";
+import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
 import { createUrlPolicy, type HostResolver } from "./url-policy.ts";
 
 const loopback: HostResolver = async () => [{ address: "127.0.0.1", family: 4 }];

@@ -3,7 +3,7 @@ import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { RETRY_DELAYS_MS } from "./schedule.ts";
 import { ir21Headers, signatureMatches } from "./test-helpers.ts";
-import { startTestReceiver, type TestReceiver } from "./test-receiver.ts";
+import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
 import type { HostResolver } from "./url-policy.ts";
 import { DeliveryWorker } from "./worker.ts";
 
