@@ -4,6 +4,8 @@ import { createDeps } from "./deps.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { startServer } from "./serve.ts";
 import { listInquiries } from "./contact/inquiries.ts";
+import { accountsCommand } from "./console/commands.ts";
+import { UsageError } from "./command-errors.ts";
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
 
 const serve = defineCommand({
@@ -103,10 +105,8 @@ const inquiries = defineCommand({
 
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, worker, migrate, inquiries },
+  subCommands: { serve, worker, migrate, inquiries, accounts: accountsCommand },
 });
-
-class UsageError extends Error {}
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
 const resolveValue = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);

@@ -12,7 +12,19 @@ import type { HostResolver } from "../webhooks/url-policy.ts";
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
 export { captureLogs, type LogCapture } from "./log-capture.ts";
-export { agreementOf, databaseText, lastSmsCode, randomPhone, readOutbox, signIn, type OutboxMessage, type SignedIn } from "./accounts.ts";
+export {
+  agreementOf,
+  createApiKey,
+  databaseText,
+  lastSmsCode,
+  randomPhone,
+  readOutbox,
+  signIn,
+  type CreatedApiKey,
+  type OutboxMessage,
+  type SignedIn,
+} from "./accounts.ts";
+export { startDataProbe, type DataProbe } from "./data-probe.ts";
 export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestReceiver } from "./webhook-receiver.ts";
 /** Webhook delivery internals, for end-to-end tests and benchmarks that drive the queue themselves. */
 export { DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
@@ -70,6 +82,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // collide. Tests of those caps set their own values.
     SMS_IP_HOURLY_LIMIT: "100000",
     SMS_IP_DAILY_LIMIT: "100000",
+    // Likewise the per-address and per-plan request limits; tests of limits set their own.
+    ANONYMOUS_RATE_LIMIT_PER_MINUTE: "100000",
+    PLAN_FREE_RATE_LIMIT_PER_MINUTE: "100000",
+    CONTACT_IP_HOURLY_LIMIT: "100000",
     ...options.env,
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });
