@@ -54,6 +54,37 @@ describe("sendWebhook", () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
+  it.each([
+    ["loopback", ["127.0.0.1"]],
+    ["IPv6 loopback", ["::1"]],
+    ["IPv4-mapped loopback", ["::ffff:127.0.0.1"]],
+    ["private", ["10.0.0.5"]],
+    ["the metadata address", ["169.254.169.254"]],
+    ["the IPv6 metadata address", ["fd00:ec2::254"]],
+    ["CGNAT", ["100.64.1.1"]],
+    ["NAT64 of loopback", ["64:ff9b::7f00:1"]],
+    ["a public and a private address", ["93.184.215.14", "127.0.0.1"]],
+  ])("send time: refuses a host that now resolves to %s", async (_label, answers) => {
+    const policy = createUrlPolicy([], async () => answers.map((address) => ({ address, family: address.includes(":") ? (6 as const) : (4 as const) })));
+    const result = await sendWebhook({ url: `https://hooks.example.com:${receiver.port}/hook`, ...payload }, { policy });
+    expect(result).toMatchObject({ status: null, errorCode: "ssrf_blocked" });
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it.each(["https://127.1:1/x", "https://0x7f.0.0.1:1/x", "https://2130706433:1/x", "https://[::ffff:7f00:1]:1/x", "https://169.254.169.254/latest/meta-data/"])(
+    "send time: refuses the IP literal %s without resolving anything",
+    async (url) => {
+      let resolved = false;
+      const policy = createUrlPolicy([], async () => {
+        resolved = true;
+        return [{ address: "93.184.215.14", family: 4 }];
+      });
+      const result = await sendWebhook({ url, ...payload }, { policy });
+      expect(result.errorCode).toBe("ssrf_blocked");
+      expect(resolved).toBe(false);
+    },
+  );
+
   it("connects only to the vetted address, never re-resolving (the resolver is asked once)", async () => {
     let calls = 0;
     const counting: HostResolver = async () => {
