@@ -28,11 +28,3 @@ export interface MeteredRequest {
   /** Quota units this request costs when it succeeds (a batch lookup may cost more than 1). */
   cost?: number;
 }
-
-/** Until the console's metering is wired in: nothing is limited or counted. */
-export const unmetered: Metering = {
-  async admit() {
-    return { headers: {} };
-  },
-  async settle() {},
-};
