@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openDatabase } from "../db/db.ts";
 import { startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv, type WebhookEnv } from "./env.ts";
-import { claimDue, completeAttempt, releaseExpiredLeases } from "./queue.ts";
+import { claimDue, completeAttempt, DELIVERY_RETENTION_MS, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "./subscriptions.ts";
 import { ir21Headers } from "./test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
@@ -115,6 +115,22 @@ describe("delivery queue", () => {
     expect(Number(row.attempts)).toBe(1);
     expect(Number(row.next_attempt_at)).toBe(server.clock.now().getTime() + 5_000);
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it("retention: finished deliveries older than 30 days go with their attempts and events; pending ones stay", async () => {
+    const [done, waiting] = await queueMany(2);
+    await server.deps.db.updateTable("webhook_deliveries").set({ next_attempt_at: server.clock.now().getTime() + 3600_000 }).where("id", "=", waiting!).execute();
+    await new DeliveryWorker(env).drain();
+    const row = await server.deps.db.selectFrom("webhook_deliveries").select(["event_id", "updated_at"]).where("id", "=", done!).executeTakeFirstOrThrow();
+    const doneEvent = row.event_id;
+    const finishedAt = Number(row.updated_at);
+    await purgeFinishedDeliveries(server.deps.db, { now: finishedAt + DELIVERY_RETENTION_MS });
+    expect(await server.deps.db.selectFrom("webhook_deliveries").select("id").where("id", "=", done!).executeTakeFirst()).toBeDefined();
+    expect(await purgeFinishedDeliveries(server.deps.db, { now: finishedAt + DELIVERY_RETENTION_MS + 1 })).toBeGreaterThanOrEqual(1);
+    expect(await server.deps.db.selectFrom("webhook_deliveries").select("id").where("id", "=", done!).executeTakeFirst()).toBeUndefined();
+    expect(await server.deps.db.selectFrom("webhook_attempts").select("id").where("delivery_id", "=", done!).executeTakeFirst()).toBeUndefined();
+    expect(await server.deps.db.selectFrom("webhook_events").select("id").where("id", "=", doneEvent).executeTakeFirst()).toBeUndefined();
+    expect(await server.deps.db.selectFrom("webhook_deliveries").select("status").where("id", "=", waiting!).executeTakeFirstOrThrow()).toEqual({ status: "pending" });
   });
 
   it("the background loop delivers a queued event without being polled by the test", async () => {

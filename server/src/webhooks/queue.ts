@@ -154,3 +154,35 @@ export async function releaseExpiredLeases(db: Db, now: number): Promise<number>
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Finished deliveries (and their attempts and events) are kept this long for the console's history. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+
+/**
+ * Deletes finished deliveries last updated before `now - retentionMs`, their attempts, and events no
+ * delivery refers to any more; at most `limit` deliveries per call so one run never holds long locks.
+ * Pending deliveries are never touched, however old.
+ */
+export async function purgeFinishedDeliveries(db: Db, input: { now: number; retentionMs?: number; limit?: number }): Promise<number> {
+  const cutoff = input.now - (input.retentionMs ?? DELIVERY_RETENTION_MS);
+  const old = await db
+    .selectFrom("webhook_deliveries")
+    .select(["id", "event_id"])
+    .where("status", "in", ["delivered", "failed", "cancelled"])
+    .where("updated_at", "<", cutoff)
+    .limit(input.limit ?? 1_000)
+    .execute();
+  if (old.length === 0) return 0;
+  const ids = old.map((r) => r.id);
+  const eventIds = [...new Set(old.map((r) => r.event_id))];
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
+    await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
+    await trx
+      .deleteFrom("webhook_events")
+      .where("id", "in", eventIds)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom("webhook_deliveries").select("id").whereRef("webhook_deliveries.event_id", "=", "webhook_events.id"))))
+      .execute();
+  });
+  return ids.length;
+}

@@ -4,7 +4,7 @@ import type { AppDeps } from "../deps.ts";
 import { startCron, type CronHandle } from "../jobs/cron.ts";
 import { webhookEnv } from "./env.ts";
 import { fanOutAll, type ChangeFeed } from "./fanout.ts";
-import { releaseExpiredLeases } from "./queue.ts";
+import { purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { purgeExpiredPreviousSecrets } from "./subscriptions.ts";
 import { DeliveryWorker, type DeliveryWorkerOptions } from "./worker.ts";
 
@@ -26,7 +26,8 @@ export interface WebhookRuntimeOptions {
 
 /**
  * The background half of webhooks: a delivery worker and the periodic jobs (fan-out pump every 5 s,
- * lease sweep every 30 s, previous-secret purge every minute). `serve` starts it beside the HTTP
+ * lease sweep every 30 s, previous-secret purge every minute, hourly purge of deliveries
+ * finished more than 30 days ago). `serve` starts it beside the HTTP
  * server and stops it before the database closes; `ir21-server worker` runs it alone.
  */
 export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
@@ -49,6 +50,7 @@ export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOption
           },
         },
         { name: "webhooks.previous-secret-purge", schedule: "0 * * * * *", run: () => purgeExpiredPreviousSecrets(env.db, now()) },
+        { name: "webhooks.delivery-retention", schedule: "0 17 * * * *", run: () => purgeFinishedDeliveries(env.db, { now: now() }) },
       ],
       { db: env.db, owner, log: env.log },
     );
