@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { REST_BINDINGS } from "../http/rest-bindings.ts";
 import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { RETRY_DELAYS_MS } from "./schedule.ts";
@@ -61,6 +62,19 @@ describe("subscriptions", () => {
     expect(withKey.body.code).toBe("FORBIDDEN");
     const forged = await server.json("/console/webhooks", { headers: { cookie: "ir21_session=ses_forged.secret" } });
     expect(forged.status).toBe(401);
+  });
+
+  it("every webhook route refuses a request without a session (401) or with only an API key (403)", async () => {
+    const routes = REST_BINDINGS.filter((b) => b.path.startsWith("/console/webhooks"));
+    expect(routes).toHaveLength(11);
+    for (const { method, path } of routes) {
+      const concrete = path.replace(":id", "whk_0000000000").replace(":deliveryId", "dlv_0000000000");
+      const body = method === "GET" || method === "DELETE" ? undefined : {};
+      const anonymous = await server.json(concrete, { method, body });
+      expect({ method, path, status: anonymous.status, code: anonymous.body.code }).toEqual({ method, path, status: 401, code: "UNAUTHORIZED" });
+      const keyOnly = await server.json(concrete, { method, body, headers: { "x-api-key": "ir21_notarealkey" } });
+      expect({ method, path, status: keyOnly.status, code: keyOnly.body.code }).toEqual({ method, path, status: 403, code: "FORBIDDEN" });
+    }
   });
 
   it("answers malformed JSON and wrong types with the contract error body", async () => {
