@@ -62,6 +62,9 @@ describe("subscriptions", () => {
     expect(withKey.body.code).toBe("FORBIDDEN");
     const forged = await server.json("/console/webhooks", { headers: { cookie: "ir21_session=ses_forged.secret" } });
     expect(forged.status).toBe(401);
+    const crossSite = await server.json("/console/webhooks", { method: "POST", body: { url: "https://hooks.example.com/x", events: ["ir21.operator.added"] }, headers: { cookie: alice.cookie, origin: "https://evil.example" } });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body.code).toBe("CROSS_SITE_REQUEST");
   });
 
   it("every webhook route refuses a request without a session (401) or with only an API key (403)", async () => {

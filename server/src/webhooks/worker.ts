@@ -2,14 +2,14 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { claimDue, cancelClaimed, completeAttempt, type Claim } from "./queue.ts";
 import { nextRetryDelayMs } from "./schedule.ts";
-import { sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
+import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
 import { deliveryHeaders } from "./signing.ts";
 import type { WebhookEnv } from "./env.ts";
 
 export interface DeliveryWorkerOptions {
   /** Names this worker in leases and logs; unique per worker. */
   owner?: string;
-  /** How long a claim is exclusive; must exceed the total send timeout with a margin. */
+  /** How long a claim is exclusive; must exceed a whole batch's worst case (checked). Default 60 s. */
   leaseMs?: number;
   /** Deliveries claimed per round. */
   batchSize?: number;
@@ -41,10 +41,18 @@ export class DeliveryWorker {
   constructor(env: WebhookEnv, options: DeliveryWorkerOptions = {}) {
     this.#env = env;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    const batchSize = options.batchSize ?? 20;
+    const concurrency = options.concurrency ?? 8;
+    // A claimed delivery may wait for earlier ones in its batch: the lease must outlast the whole batch
+    // at the worst case (every attempt running into the total timeout), or another worker would take
+    // it over while it is still queued here.
+    const worstBatchMs = Math.ceil(batchSize / concurrency) * (options.limits?.totalTimeoutMs ?? DEFAULT_SEND_LIMITS.totalTimeoutMs);
+    const leaseMs = options.leaseMs ?? Math.max(60_000, worstBatchMs + 15_000);
+    if (leaseMs <= worstBatchMs) throw new Error(`leaseMs (${leaseMs}) must exceed the worst-case batch time (${worstBatchMs} ms)`);
     this.#options = {
-      leaseMs: options.leaseMs ?? 60_000,
-      batchSize: options.batchSize ?? 20,
-      concurrency: options.concurrency ?? 8,
+      leaseMs,
+      batchSize,
+      concurrency,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       random: options.random ?? Math.random,
       ca: options.ca,
