@@ -7,6 +7,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import { startServer } from "../serve.ts";
 import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
+import { loadInitialDataset, type InitialDataset } from "../catalog/initial-dataset.ts";
 import type { HostResolver } from "../webhooks/url-policy.ts";
 
 export { ManualClock } from "../clock.ts";
@@ -25,6 +26,11 @@ export {
   type SignedIn,
 } from "./accounts.ts";
 export { startDataProbe, type DataProbe } from "./data-probe.ts";
+// The catalogue, for tests that need versions and change events (e.g. webhook fan-out):
+// importDataset(server.deps, demoDataset()), then a modified demoDataset() as version B.
+export { importDataset, type ImportResult } from "../catalog/import.ts";
+export { demoDataset, type MaterialisedDataset } from "../catalog/importers/demo.ts";
+export { readChangesAfter, lastChangeSeq, type LoggedEvent } from "../catalog/changes.ts";
 export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestReceiver } from "./webhook-receiver.ts";
 /** Webhook delivery internals, for end-to-end tests and benchmarks that drive the queue themselves. */
 export { DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
@@ -51,6 +57,12 @@ export interface TestServerOptions {
   /** Extra environment variables, on top of the test defaults. */
   env?: Record<string, string>;
   clock?: ManualClock;
+  /**
+   * Start with a catalogue version: "demo" (the small hand-made dataset, fast), "reference" (the real
+   * npm reference data, ~2 s) or any candidate. Default: no dataset, as a fresh install before its
+   * first import.
+   */
+  dataset?: InitialDataset;
   /** DNS for webhook targets (see webhooks/url-policy.ts); the system resolver when unset. */
   hostResolver?: HostResolver;
 }
@@ -90,6 +102,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });
   await migrateToLatest(deps.db);
+  if (options.dataset) await loadInitialDataset(deps, options.dataset);
   const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {
     async beforeClose() {
       // Leave the shared Redis as we found it.

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
 import { startCron, type CronHandle } from "../jobs/cron.ts";
+import { catalogChangeFeed } from "./catalog-feed.ts";
 import { webhookEnv } from "./env.ts";
 import { fanOutAll, type ChangeFeed } from "./fanout.ts";
 import { purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
@@ -19,7 +20,7 @@ export interface WebhookRuntimeOptions {
   worker?: boolean;
   /** Run the periodic jobs in this process (default true; the database elects one instance per slot). */
   cron?: boolean;
-  /** Change feeds to fan out (the catalogue's change log). */
+  /** Change feeds to fan out (default: the catalogue's change log). */
   feeds?: ChangeFeed[];
   workerOptions?: DeliveryWorkerOptions;
 }
@@ -40,7 +41,7 @@ export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOption
     const now = () => env.clock.now().getTime();
     cron = startCron(
       [
-        ...(options.feeds ?? []).map((feed) => ({ name: `webhooks.fanout.${feed.name}`, schedule: "*/5 * * * * *", run: () => fanOutAll(env, feed) })),
+        ...(options.feeds ?? [catalogChangeFeed]).map((feed) => ({ name: `webhooks.fanout.${feed.name}`, schedule: "*/5 * * * * *", run: () => fanOutAll(env, feed) })),
         {
           name: "webhooks.lease-sweep",
           schedule: "*/30 * * * * *",
