@@ -82,6 +82,7 @@ describe("delivery queue", () => {
 
     const late = await completeAttempt(server.deps.db, dead!, {
       now: server.clock.now().getTime(),
+      attemptNo: 1,
       attempt: { kind: "scheduled", attemptedAt: start, durationMs: 1, responseStatus: 500, error: "http_status: HTTP 500", responseExcerpt: null },
       outcome: { status: "pending", nextAttemptAt: start + 5_000 },
     });
@@ -97,6 +98,7 @@ describe("delivery queue", () => {
     const [claim] = await claimDue(server.deps.db, { owner: "slow", now: start, leaseMs: 1_000, limit: 1 });
     const written = await completeAttempt(server.deps.db, claim!, {
       now: start + 1_001,
+      attemptNo: 1,
       attempt: { kind: "scheduled", attemptedAt: start, durationMs: 1001, responseStatus: 200, error: null, responseExcerpt: null },
       outcome: { status: "delivered", nextAttemptAt: null },
     });

@@ -80,24 +80,13 @@ export interface Outcome {
  * in one transaction, or nothing at all when the claim is stale (lease expired, another worker holds
  * it, or the delivery was cancelled meanwhile). Returns whether it was written.
  */
-export async function completeAttempt(db: Db, claim: Claim, input: { now: number; attempt: AttemptRecord; outcome: Outcome }): Promise<boolean> {
+export async function completeAttempt(db: Db, claim: Claim, input: { now: number; attemptNo: number; attempt: AttemptRecord; outcome: Outcome }): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom("webhook_deliveries")
-      .select(["attempts"])
-      .where("id", "=", claim.deliveryId)
-      .where("lease_token", "=", claim.token)
-      .where("status", "=", "pending")
-      .where("lease_until", ">=", input.now)
-      .$call((qb) => (dialectOf(db) === "mysql" ? qb.forUpdate() : qb))
-      .executeTakeFirst();
-    if (!current) return false;
-    const attemptNo = Number(current.attempts) + 1;
     const updated = await trx
       .updateTable("webhook_deliveries")
       .set({
         status: input.outcome.status,
-        attempts: attemptNo,
+        attempts: input.attemptNo,
         next_attempt_at: input.outcome.nextAttemptAt,
         response_status: input.attempt.responseStatus,
         last_error: input.attempt.error,
@@ -109,6 +98,9 @@ export async function completeAttempt(db: Db, claim: Claim, input: { now: number
       .where("id", "=", claim.deliveryId)
       .where("lease_token", "=", claim.token)
       .where("status", "=", "pending")
+      .where("lease_until", ">=", input.now)
+      // The attempt count the worker read under this claim: nothing else may have moved it.
+      .where("attempts", "=", input.attemptNo - 1)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return false;
     await trx
@@ -116,7 +108,7 @@ export async function completeAttempt(db: Db, claim: Claim, input: { now: number
       .values({
         id: newId("att", input.attempt.attemptedAt),
         delivery_id: claim.deliveryId,
-        attempt_no: attemptNo,
+        attempt_no: input.attemptNo,
         kind: input.attempt.kind,
         attempted_at: input.attempt.attemptedAt,
         duration_ms: input.attempt.durationMs,

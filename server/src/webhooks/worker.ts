@@ -36,7 +36,12 @@ export class DeliveryWorker {
   #loop: Promise<void> | null = null;
   #stopping = false;
   #wake: (() => void) | null = null;
-  readonly #onQueued = () => this.#wake?.();
+  /** Set by an enqueue signal; a round that started before the enqueue may have missed its rows. */
+  #signalled = false;
+  readonly #onQueued = () => {
+    this.#signalled = true;
+    this.#wake?.();
+  };
 
   constructor(env: WebhookEnv, options: DeliveryWorkerOptions = {}) {
     this.#env = env;
@@ -128,6 +133,7 @@ export class DeliveryWorker {
       const delay = ok ? null : nextRetryDelayMs({ attemptsMade, maxAttempts: Number(row.max_attempts), status: result.status, retryAfter: result.retryAfter, nowMs: now, random: this.#options.random });
       const written = await completeAttempt(db, claim, {
         now,
+        attemptNo: attemptsMade,
         attempt: {
           kind: Number(row.manual_retry) === 1 ? "manual" : "scheduled",
           attemptedAt: startedAt,
@@ -154,12 +160,13 @@ export class DeliveryWorker {
     this.#loop = (async () => {
       while (!this.#stopping) {
         let claimed = 0;
+        this.#signalled = false;
         try {
           claimed = await this.runOnce();
         } catch (error) {
           this.#env.log.error({ err: error }, "webhook worker round failed");
         }
-        if (claimed === 0 && !this.#stopping) {
+        if (claimed === 0 && !this.#stopping && !this.#signalled) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.#options.pollIntervalMs);
             this.#wake = () => {
