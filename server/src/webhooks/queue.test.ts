@@ -135,6 +135,35 @@ describe("delivery queue", () => {
     expect(await server.deps.db.selectFrom("webhook_deliveries").select("status").where("id", "=", waiting!).executeTakeFirstOrThrow()).toEqual({ status: "pending" });
   });
 
+  it("an enqueue that lands while a round is running is not missed (no wait for the next poll)", async () => {
+    // Hold the worker's first round open (after its claim found nothing) until after the enqueue, so
+    // the enqueue signal arrives mid-round.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    class HeldFirstRound extends DeliveryWorker {
+      override async runOnce(): Promise<number> {
+        const claimed = await super.runOnce();
+        if (first) {
+          first = false;
+          await gate;
+        }
+        return claimed;
+      }
+    }
+    const worker = new HeldFirstRound(env, { owner: "race", pollIntervalMs: 60_000 });
+    worker.start();
+    try {
+      await queueMany(1);
+      release();
+      for (let i = 0; i < 200 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(receiver.requests).toHaveLength(1);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+
   it("the background loop delivers a queued event without being polled by the test", async () => {
     const worker = new DeliveryWorker(env, { owner: "loop", pollIntervalMs: 60_000 });
     worker.start();
