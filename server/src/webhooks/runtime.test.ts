@@ -5,6 +5,8 @@ import { databaseRunCoordinator, startCron } from "../jobs/cron.ts";
 import { startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
+import { ir21Headers } from "./test-helpers.ts";
+import { DeliveryWorker } from "./worker.ts";
 import { createSubscription, queueTestEvent } from "./subscriptions.ts";
 import { startTestReceiver } from "../testing/webhook-receiver.ts";
 
@@ -45,6 +47,28 @@ describe("periodic jobs", () => {
   });
 });
 
+function spawnWorker() {
+  const bin = fileURLToPath(new URL("../../bin/ir21-server.js", import.meta.url));
+  const child = spawn(process.execPath, [bin, "worker"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      DATABASE_URL: server.deps.config.databaseUrl,
+      DATA_DIR: server.dir,
+      SESSION_SECRET: server.deps.secrets.session,
+      OTP_PEPPER: server.deps.secrets.otpPepper,
+      WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
 describe("runtime", () => {
   it("the in-process worker delivers queued events and stops cleanly", async () => {
     const receiver = await startTestReceiver();
@@ -60,30 +84,52 @@ describe("runtime", () => {
     }
   });
 
+  it("a worker process killed mid-delivery loses nothing: another worker completes the delivery after the lease", async () => {
+    const receiver = await startTestReceiver();
+    receiver.respond({ hang: true });
+    const env = webhookEnv(server.deps);
+    server.clock.set(Date.now()); // the separate process runs on the real clock
+    const userId = "usr_workerkill0000000000";
+    const { item } = await createSubscription(env, userId, { url: `${receiver.url}/killed`, events: ["ir21.catalog.updated"] });
+    const { deliveryId } = await queueTestEvent(env, userId, item.id, { version: "v1" });
+    const worker = spawnWorker();
+    try {
+      // The separate worker claimed the delivery and is waiting on the (hanging) receiver: kill it there.
+      await until(() => receiver.requests.length === 1, 20_000);
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+      const leased = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirstOrThrow();
+      expect(leased).toMatchObject({ status: "pending", attempts: 0 });
+      expect(leased.lease_until).not.toBeNull();
+
+      const survivor = new DeliveryWorker(env, { owner: "survivor" });
+      server.clock.set(Number(leased.lease_until) - 1);
+      expect(await survivor.drain()).toBe(0); // the dead worker's lease still holds
+      server.clock.set(Number(leased.lease_until) + 1);
+      expect(await survivor.drain()).toBe(1);
+      const done = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirstOrThrow();
+      expect(done).toMatchObject({ status: "delivered", response_status: 200 });
+      expect(Number(done.attempts)).toBe(1);
+      const [a, b] = receiver.requests.map((r) => ir21Headers(r.headers).eventId);
+      expect(receiver.requests).toHaveLength(2);
+      expect(b).toBe(a);
+    } catch (error) {
+      worker.child.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}\n${worker.output()}`);
+    } finally {
+      await receiver.close();
+    }
+  }, 40_000);
+
   it("`ir21-server worker` runs as its own process, delivers, and exits 0 on SIGTERM", async () => {
     const receiver = await startTestReceiver();
     const env = webhookEnv(server.deps);
+    // The separate process runs on the real clock: queue the delivery at real time so it is due there.
+    server.clock.set(Date.now());
     const userId = "usr_workerproc0000000000";
     const { item } = await createSubscription(env, userId, { url: `${receiver.url}/separate`, events: ["ir21.catalog.updated"] });
     const { deliveryId } = await queueTestEvent(env, userId, item.id, { version: "v1" });
-    const bin = fileURLToPath(new URL("../../bin/ir21-server.js", import.meta.url));
-    const child = spawn(process.execPath, [bin, "worker"], {
-      env: {
-        ...process.env,
-        NODE_ENV: "test",
-        DATABASE_URL: server.deps.config.databaseUrl,
-        DATA_DIR: server.dir,
-        SESSION_SECRET: server.deps.secrets.session,
-        OTP_PEPPER: server.deps.secrets.otpPepper,
-        WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
-        LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const { child, exited, output: logged } = spawnWorker();
     try {
       await until(() => receiver.requests.length === 1, 20_000);
       // The separate process signed with the secret sealed by this server (same SESSION_SECRET).
@@ -92,7 +138,7 @@ describe("runtime", () => {
       expect(await exited).toBe(0);
     } catch (error) {
       child.kill("SIGKILL");
-      throw new Error(`${(error as Error).message}\n${output}`);
+      throw new Error(`${(error as Error).message}\n${logged()}`);
     } finally {
       await receiver.close();
     }
