@@ -119,9 +119,11 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
     const connectTimer = setTimeout(() => {
       req.destroy(Object.assign(new Error(`no connection within ${limits.connectTimeoutMs} ms`), { code: "IR21_CONNECT_TIMEOUT" }));
     }, limits.connectTimeoutMs);
+    // DNS already spent part of the total budget.
+    const remainingMs = Math.max(0, limits.totalTimeoutMs - (performance.now() - started));
     const totalTimer = setTimeout(() => {
       req.destroy(Object.assign(new Error(`no complete response within ${limits.totalTimeoutMs} ms`), { code: "IR21_TIMEOUT" }));
-    }, limits.totalTimeoutMs);
+    }, remainingMs);
     req.on("socket", (socket) => {
       socket.once(isHttps ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
     });
