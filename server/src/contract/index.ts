@@ -11,3 +11,4 @@ export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./limits.ts";
+export * from "./webhooks.ts";
