@@ -44,7 +44,9 @@ describe("help at every level", () => {
 
   it("covers the commands of the issue", () => {
     const names = paths.map((p) => p.join(" "));
-    for (const expected of ["login", "whoami", "logout", "keys list", "keys create", "keys revoke", "sessions list", "sessions revoke", "sessions revoke-others", "usage", "plan", "billing", "contact"]) {
+    for (const expected of ["login", "whoami", "logout", "keys list", "keys create", "keys revoke", "sessions list", "sessions revoke", "sessions revoke-others", "usage", "plan", "billing", "contact",
+      "webhooks list", "webhooks create", "webhooks update", "webhooks delete", "webhooks enable", "webhooks disable", "webhooks test", "webhooks rotate-secret", "webhooks revoke-previous",
+      "deliveries list", "deliveries show", "deliveries retry"]) {
       expect(names).toContain(expected);
     }
   });

@@ -4,8 +4,10 @@ import { accountCommands } from "./commands/account.ts";
 import { authCommands } from "./commands/auth.ts";
 import { configCommand } from "./commands/config.ts";
 import { contactCommand } from "./commands/contact.ts";
+import { deliveriesCommand } from "./commands/deliveries.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
 import { AuthRequiredError, CheckFailed, EXIT, Interrupted, UsageError, type ExitCode } from "./errors.ts";
 import { renderHelp } from "./help.ts";
 import { Output } from "./output.ts";
@@ -27,6 +29,8 @@ export function rootCommand(rt: Runtime): Ir21Command {
       keys: keysCommand(rt),
       sessions: sessionsCommand(rt),
       ...accountCommands(rt),
+      webhooks: webhooksCommand(rt),
+      deliveries: deliveriesCommand(rt),
       contact: contactCommand(rt),
       config: configCommand(rt),
     },

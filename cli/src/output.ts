@@ -115,7 +115,7 @@ export class Output {
     }
   }
 
-  /** A progress line redrawn in place on a terminal's stderr; silent elsewhere and under `--json`. */
+  /** A progress line redrawn in place on stderr when it is a terminal; silent when it is a file or pipe. */
   progress(): Progress {
     const live = this.#stderr.isTTY === true;
     let shown = false;

@@ -1,0 +1,233 @@
+import { group, leaf, type Ir21Command } from "../command.ts";
+import { UsageError } from "../errors.ts";
+import { humanTime } from "../output.ts";
+import type { Runtime } from "../runtime.ts";
+import type { ConsoleClient } from "../sdk.ts";
+import { confirmOrYes, integer, listOf, YES_FLAG } from "./shared.ts";
+
+type EventType = Parameters<ConsoleClient["webhooks"]["create"]["mutate"]>[0]["events"][number];
+type Subscription = Awaited<ReturnType<ConsoleClient["webhooks"]["list"]["query"]>>["items"][number];
+
+/** The contract's event types, so `--event all` and the help can name them. */
+export const EVENT_TYPES = [
+  "ir21.number_range.added",
+  "ir21.number_range.removed",
+  "ir21.number_range.updated",
+  "ir21.operator.added",
+  "ir21.operator.removed",
+  "ir21.operator.updated",
+  "ir21.network.added",
+  "ir21.network.removed",
+  "ir21.network.updated",
+  "ir21.capability.changed",
+  "ir21.catalog.updated",
+] as const satisfies readonly EventType[];
+// A type the server adds is a compile error here until the list above names it.
+const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
+void everyEventTypeListed;
+
+const FILTER_FLAGS = {
+  event: { type: "string", valueHint: "type", description: "An event type (repeatable, or comma-separated); all for every type" },
+  country: { type: "string", valueHint: "CC", description: "Only events for this country (ISO alpha-2; repeatable or comma-separated)" },
+  operator: { type: "string", valueHint: "id", description: "Only events for this operator id (repeatable or comma-separated)" },
+} as const;
+
+export function webhooksCommand(rt: Runtime): Ir21Command {
+  return group({
+    category: "Webhooks",
+    summary: "Manage webhook subscriptions (signed change notifications)",
+    details: [
+      "A subscription receives a signed POST for each catalogue change it selects. The signing secret",
+      "(whsec_…) is printed once, at creation and at rotation. Delivery history: `ir21 deliveries`.",
+      `Event types: ${EVENT_TYPES.join(", ")}.`,
+    ].join("\n"),
+    examples: [
+      "ir21 webhooks create --url https://hooks.example.com/ir21 --event all",
+      "ir21 webhooks list",
+      "ir21 webhooks rotate-secret whk_01jd… --grace 3600",
+    ],
+    commands: {
+      list: leaf({
+        summary: "List subscriptions",
+        examples: ["ir21 webhooks list", "ir21 --json webhooks list | jq -r '.items[].id'"],
+        args: {},
+        run: async () => {
+          const data = await rt.console().webhooks.list.query();
+          rt.out.result(data, () =>
+            rt.out.table(
+              data.items,
+              [
+                { header: "ID", value: (s) => s.id },
+                { header: "URL", value: (s) => s.url },
+                { header: "EVENTS", value: (s) => eventsSummary(s.events) },
+                { header: "FILTERS", value: (s) => filtersSummary(s) },
+                { header: "STATUS", value: (s) => (s.enabled ? "enabled" : "disabled"), style: (text, s) => (s.enabled ? rt.out.c.green(text) : rt.out.c.yellow(text)) },
+                { header: "ROTATION", value: (s) => (s.previous_secret_expires_at ? `old secret until ${humanTime(s.previous_secret_expires_at)}` : "") },
+              ],
+              "No webhook subscriptions. Create one with `ir21 webhooks create --url … --event …`.",
+            ),
+          );
+        },
+      }),
+      create: leaf({
+        summary: "Subscribe a URL to events; prints the signing secret (the only time it is shown)",
+        details: "The URL must be public HTTPS. Without --country/--operator every country and operator is included.\nThe secret alone is printed on stdout, so `SECRET=$(ir21 webhooks create …)` captures it.",
+        examples: [
+          "ir21 webhooks create --url https://hooks.example.com/ir21 --event all",
+          "ir21 webhooks create --url https://hooks.example.com/cn --event ir21.number_range.added,ir21.number_range.removed --country CN",
+        ],
+        repeatable: ["event", "country", "operator"],
+        args: {
+          url: { type: "string", valueHint: "https-url", required: true, description: "Where deliveries are POSTed (public HTTPS)" },
+          ...FILTER_FLAGS,
+        },
+        run: async (args) => {
+          const events = eventList(rt.repeated.event);
+          if (events.length === 0) throw new UsageError("Name at least one --event (or --event all)");
+          const countries = listOf(rt.repeated.country);
+          const operators = listOf(rt.repeated.operator);
+          const data = await rt.console().webhooks.create.mutate({
+            url: args.url,
+            events,
+            ...(countries.length ? { countries } : {}),
+            ...(operators.length ? { operators } : {}),
+          });
+          rt.out.success(`Created webhook ${data.item.id} for ${data.item.url}`);
+          rt.out.result(data, () => rt.out.line(data.secret));
+          rt.out.info("Copy the signing secret now: it is not shown again (rotate it with `ir21 webhooks rotate-secret`).");
+        },
+      }),
+      update: leaf({
+        summary: "Change a subscription's URL, events or filters",
+        details: "Only the flags given change. --country/--operator replace the whole list; --all-countries/--all-operators remove the filter.",
+        examples: ["ir21 webhooks update whk_01jd… --event all", "ir21 webhooks update whk_01jd… --country CN --country HK", "ir21 webhooks update whk_01jd… --all-countries"],
+        repeatable: ["event", "country", "operator"],
+        args: {
+          id: { type: "positional", required: true, description: "The subscription's id (whk_…)" },
+          url: { type: "string", valueHint: "https-url", description: "A new target URL (public HTTPS)" },
+          ...FILTER_FLAGS,
+          "all-countries": { type: "boolean", description: "Remove the country filter" },
+          "all-operators": { type: "boolean", description: "Remove the operator filter" },
+        },
+        run: async (args) => {
+          const patch: { url?: string; events?: EventType[]; countries?: string[]; operators?: string[] } = {};
+          if (args.url !== undefined) patch.url = args.url;
+          if (rt.repeated.event) patch.events = eventList(rt.repeated.event);
+          if (rt.repeated.country && args["all-countries"]) throw new UsageError("Give --country or --all-countries, not both");
+          if (rt.repeated.operator && args["all-operators"]) throw new UsageError("Give --operator or --all-operators, not both");
+          if (rt.repeated.country) patch.countries = listOf(rt.repeated.country);
+          if (args["all-countries"]) patch.countries = [];
+          if (rt.repeated.operator) patch.operators = listOf(rt.repeated.operator);
+          if (args["all-operators"]) patch.operators = [];
+          if (Object.keys(patch).length === 0) throw new UsageError("Nothing to change: give --url, --event, --country, --operator, --all-countries or --all-operators");
+          const data = await rt.console().webhooks.update.mutate({ id: args.id, ...patch });
+          rt.out.success(`Updated webhook ${data.item.id}`);
+          rt.out.result(data, () => describe(rt, data.item));
+        },
+      }),
+      delete: leaf({
+        summary: "Delete a subscription (pending deliveries are cancelled)",
+        examples: ["ir21 webhooks delete whk_01jd…", "ir21 webhooks delete whk_01jd… --yes"],
+        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" }, ...YES_FLAG },
+        run: async (args) => {
+          await confirmOrYes(rt, args.yes, `Delete webhook ${args.id}? Its pending deliveries are cancelled.`);
+          const data = await rt.console().webhooks.delete.mutate({ id: args.id });
+          rt.out.success(`Deleted webhook ${args.id}`);
+          rt.out.result(data, () => {});
+        },
+      }),
+      enable: leaf({
+        summary: "Resume deliveries to a subscription",
+        examples: ["ir21 webhooks enable whk_01jd…"],
+        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
+        run: async (args) => setEnabled(rt, args.id, true),
+      }),
+      disable: leaf({
+        summary: "Pause a subscription: no new deliveries, pending ones stop",
+        examples: ["ir21 webhooks disable whk_01jd…"],
+        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
+        run: async (args) => setEnabled(rt, args.id, false),
+      }),
+      test: leaf({
+        summary: "Queue a test event (test: true) to the subscription's URL",
+        details: "Queued means queued: follow the delivery with `ir21 deliveries show <delivery-id> --webhook <id>`.",
+        examples: ["ir21 webhooks test whk_01jd…"],
+        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
+        run: async (args) => {
+          const data = await rt.console().webhooks.sendTest.mutate({ id: args.id });
+          rt.out.success(`Queued test delivery ${data.delivery_id}`);
+          rt.out.result(data, () => rt.out.line(`Follow it with: ${rt.commandPrefix()} deliveries show ${data.delivery_id} --webhook ${args.id}`));
+        },
+      }),
+      "rotate-secret": leaf({
+        summary: "Issue a new signing secret; the old one keeps signing during a grace period",
+        details: [
+          "Deliveries carry X-IR21-Signature (new secret) and, during the grace period, X-IR21-Signature-Previous",
+          "(old secret). Update the receiver, then end the grace early with `ir21 webhooks revoke-previous`.",
+          "The new secret alone is printed on stdout.",
+        ].join("\n"),
+        examples: ["ir21 webhooks rotate-secret whk_01jd…", "ir21 webhooks rotate-secret whk_01jd… --grace 0 --yes"],
+        args: {
+          id: { type: "positional", required: true, description: "The subscription's id (whk_…)" },
+          grace: { type: "string", valueHint: "seconds", default: "3600", description: "How long the old secret keeps signing, 0 to 86400" },
+          ...YES_FLAG,
+        },
+        run: async (args) => {
+          const grace = integer(args.grace, "--grace");
+          if (grace === 0) await confirmOrYes(rt, args.yes, "Rotate with --grace 0? The old secret stops signing at once; receivers not yet updated will reject deliveries.");
+          const data = await rt.console().webhooks.rotateSecret.mutate({ id: args.id, grace_seconds: grace });
+          rt.out.success(
+            `Rotated the signing secret of ${args.id}${data.previous_secret_expires_at ? `; the old one signs until ${humanTime(data.previous_secret_expires_at)}` : "; the old one is no longer valid"}`,
+          );
+          rt.out.result(data, () => rt.out.line(data.secret));
+          rt.out.info("Copy the new secret now: it is not shown again.");
+        },
+      }),
+      "revoke-previous": leaf({
+        summary: "End a rotation's grace period now: the old secret stops signing",
+        examples: ["ir21 webhooks revoke-previous whk_01jd… --yes"],
+        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" }, ...YES_FLAG },
+        run: async (args) => {
+          await confirmOrYes(rt, args.yes, `Revoke the previous signing secret of ${args.id}? Receivers still using it will reject deliveries.`);
+          const data = await rt.console().webhooks.revokePreviousSecret.mutate({ id: args.id });
+          rt.out.success(`Revoked the previous signing secret of ${args.id}`);
+          rt.out.result(data, () => {});
+        },
+      }),
+    },
+  });
+}
+
+async function setEnabled(rt: Runtime, id: string, enabled: boolean): Promise<void> {
+  const data = await rt.console().webhooks.update.mutate({ id, enabled });
+  rt.out.success(`${enabled ? "Enabled" : "Disabled"} webhook ${id}`);
+  rt.out.result(data, () => describe(rt, data.item));
+}
+
+function describe(rt: Runtime, s: Subscription): void {
+  rt.out.fields([
+    ["ID", s.id],
+    ["URL", s.url],
+    ["Events", s.events.join(", ")],
+    ["Countries", s.countries.join(", ") || "all"],
+    ["Operators", s.operators.join(", ") || "all"],
+    ["Status", s.enabled ? "enabled" : "disabled"],
+    ["Old secret", s.previous_secret_expires_at ? `signs until ${humanTime(s.previous_secret_expires_at)}` : "none"],
+  ]);
+}
+
+function eventList(values: string[] | undefined): EventType[] {
+  const names = listOf(values);
+  if (names.includes("all")) return [...EVENT_TYPES];
+  // Unknown names are left for the server to refuse, with its own message.
+  return names as EventType[];
+}
+
+function eventsSummary(events: readonly string[]): string {
+  return events.length === EVENT_TYPES.length ? "all" : events.map((e) => e.replace(/^ir21\./, "")).join(",");
+}
+
+function filtersSummary(s: Subscription): string {
+  const parts = [s.countries.length ? `countries ${s.countries.join(",")}` : "", s.operators.length ? `operators ${s.operators.join(",")}` : ""].filter(Boolean);
+  return parts.join("; ") || "none";
+}
