@@ -1,0 +1,193 @@
+/**
+ * A consumer of the published @ir21/sdk package. tests/sdk/pack.test.ts copies this file into a project
+ * outside the workspace that has only the packed tarball installed, type-checks it with `tsc --strict`
+ * (skipLibCheck off) and runs it against a live server. It uses every export of every entry point
+ * (the test checks that too) and prints one JSON report on stdout.
+ *
+ * Inputs (environment): IR21_BASE_URL, IR21_PHONE, IR21_SMS_OUTBOX (the dev SMS provider's outbox, to
+ * read the code), IR21_DELIVERY (a signed delivery as JSON: {headers, body, secret, now}).
+ */
+import { readFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  AGREEMENT_VERSION,
+  createConsoleClient,
+  getConsoleSession,
+  Ir21ApiError,
+  isIr21ApiError,
+  setConsoleSession,
+  type AppRouter,
+  type ClientErrorCode,
+  type ConsoleClient,
+  type ConsoleClientOptions,
+  type ConsoleInputs,
+  type ConsoleOutputs,
+  type ConsoleSession,
+  type EnvelopeMeta,
+  type ErrorBody,
+  type ErrorCode,
+  type EventPayload,
+  type EventType,
+  type FetchLike,
+  type Ir21ApiErrorInit,
+  type Ir21ErrorCode,
+  type RetryOptions,
+  type SourceMode,
+  type User,
+} from "@ir21/sdk";
+import {
+  createEventDeduplicator,
+  DEFAULT_DEDUPLICATION_TTL_SECONDS,
+  DEFAULT_TOLERANCE_SECONDS,
+  isWebhookVerificationError,
+  MemoryIdempotencyStore,
+  verifyExpressRequest,
+  verifyH3Event,
+  verifyNodeRequest,
+  verifyRequest,
+  verifyWebhook,
+  WEBHOOK_FAILURE_CODES,
+  WEBHOOK_HEADERS,
+  WebhookVerificationError,
+  type DeduplicatedOutcome,
+  type EventDeduplicator,
+  type EventDeduplicatorOptions,
+  type EventPayload as WebhookEventPayload,
+  type EventType as WebhookEventType,
+  type ExpressRequestLike,
+  type FetchRequestLike,
+  type H3EventLike,
+  type IdempotencyStore,
+  type MemoryIdempotencyStoreOptions,
+  type NodeRequestLike,
+  type VerifyRequestOptions,
+  type VerifyWebhookInput,
+  type WebhookFailureCode,
+  type WebhookHeaders,
+} from "@ir21/sdk/webhooks";
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+// ---- Type-level checks: the published declarations carry real types, not `any`. ----
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const sameEvent: Equal<EventPayload, WebhookEventPayload> = true;
+const sameEventType: Equal<EventType, WebhookEventType> = true;
+const userPhone: Equal<User["phone"], string> = true;
+const meUser: Equal<ConsoleOutputs["auth"]["me"]["user"], User> = true;
+const loginCode: Equal<ConsoleInputs["auth"]["login"]["code"], string> = true;
+const mode: SourceMode = "reference";
+const meta: EnvelopeMeta = { request_id: "r", dataset_version: "v1", source_mode: mode, source_published_at: null, ingested_at: "2026-01-01T00:00:00.000Z" };
+const errorCode: ErrorCode = "RATE_LIMITED";
+const errorBody: ErrorBody = { code: errorCode, message: "m", request_id: meta.request_id };
+const clientCode: ClientErrorCode = "NETWORK_ERROR";
+const anyCode: Ir21ErrorCode = "A_FUTURE_CODE";
+const failureCode: WebhookFailureCode = "SIGNATURE_MISMATCH";
+const init: Ir21ApiErrorInit = { status: 429, code: errorBody.code, message: errorBody.message, requestId: errorBody.request_id, retryAfter: 3 };
+const typeChecks = [sameEvent, sameEventType, userPhone, meUser, loginCode, clientCode, anyCode, failureCode];
+// @ts-expect-error: not a contract error code
+const wrongCode: ErrorCode = "NO_SUCH_CODE";
+// @ts-expect-error: not an event type
+const wrongType: EventType = "ir21.nothing.happened";
+// @ts-expect-error: AppRouter is a router type, not a value
+const routerValue: AppRouter = {};
+void [wrongCode, wrongType, routerValue];
+
+async function consoleFlow() {
+  const baseUrl = env("IR21_BASE_URL");
+  const phone = env("IR21_PHONE");
+  const saved: Array<ConsoleSession | null> = [];
+  const retry: RetryOptions = { maxAttempts: 2, maxTotalWaitMs: 2_000 };
+  const fetchLike: FetchLike = (input, requestInit) => fetch(input, requestInit);
+  const options: ConsoleClientOptions = { baseUrl, retry, fetch: fetchLike, onSessionChange: (s) => saved.push(s), headers: { "user-agent": "ir21-consumer/1" } };
+  const ir21: ConsoleClient = createConsoleClient(options);
+  const agreement = { agreed: true as const, terms_version: AGREEMENT_VERSION, privacy_version: AGREEMENT_VERSION };
+
+  // @ts-expect-error: login needs challenge_id and code
+  void (() => ir21.auth.login.mutate({ phone, ...agreement }));
+
+  const sent = await ir21.auth.sendCode.mutate({ phone, ...agreement });
+  const outbox = readFileSync(env("IR21_SMS_OUTBOX"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { phone: string; code: string });
+  const code = outbox.filter((m) => m.phone === `+86${phone}`).at(-1)!.code;
+  const login = await ir21.auth.login.mutate({ phone, challenge_id: sent.challenge_id, code, ...agreement });
+  const session = getConsoleSession(ir21);
+  const later = createConsoleClient({ baseUrl });
+  setConsoleSession(later, session);
+  const me = await later.auth.me.query();
+  const createdAt: string = me.user.created_at;
+  await later.auth.logout.mutate();
+  const afterLogout = await ir21.auth.me.query().catch((error: unknown) => error);
+  const apiError = isIr21ApiError(afterLogout, "UNAUTHORIZED") ? afterLogout : null;
+  const constructed = new Ir21ApiError(init);
+  return {
+    created: login.created,
+    sameUser: me.user.id === login.user.id,
+    createdAt,
+    sessionSaved: saved.length >= 1 && saved[0]?.cookie === session?.cookie,
+    afterLogout: apiError && { name: apiError.name, status: apiError.status, code: apiError.code, hasRequestId: typeof apiError.requestId === "string", instance: apiError instanceof Ir21ApiError },
+    constructed: { code: constructed.code, retryAfter: constructed.retryAfter },
+  };
+}
+
+async function webhookFlow() {
+  const delivery = JSON.parse(env("IR21_DELIVERY")) as { headers: Record<string, string>; body: string; secret: string; now: number };
+  const now = new Date(delivery.now * 1000);
+  const options: VerifyRequestOptions = { secrets: [delivery.secret], toleranceSeconds: DEFAULT_TOLERANCE_SECONDS, now: () => now, maxBodyBytes: 65_536 };
+  const headers: WebhookHeaders = delivery.headers;
+  const input: VerifyWebhookInput = { rawBody: delivery.body, headers, secrets: options.secrets, now };
+  const event: EventPayload = await verifyWebhook(input);
+
+  const fetchRequest: FetchRequestLike = new Request("http://receiver.local/", { method: "POST", headers: delivery.headers, body: delivery.body });
+  const viaRequest = await verifyRequest(fetchRequest, options);
+  const h3Event: H3EventLike = { req: new Request("http://receiver.local/", { method: "POST", headers: delivery.headers, body: delivery.body }) };
+  const viaH3 = await verifyH3Event(h3Event, options);
+  const expressRequest: ExpressRequestLike = { headers: delivery.headers, body: Buffer.from(delivery.body) };
+  const viaExpress = await verifyExpressRequest(expressRequest, options);
+
+  // A real node:http receiver, deduplicating on the event id.
+  const store: IdempotencyStore = new MemoryIdempotencyStore({ maxEntries: 100 } satisfies MemoryIdempotencyStoreOptions);
+  const dedupeOptions: EventDeduplicatorOptions = { store, ttlSeconds: DEFAULT_DEDUPLICATION_TTL_SECONDS };
+  const dedupe: EventDeduplicator = createEventDeduplicator(dedupeOptions);
+  const server = createServer(async (req, res) => {
+    try {
+      const nodeRequest: NodeRequestLike = req;
+      const verified = await verifyNodeRequest(nodeRequest, options);
+      const outcome: DeduplicatedOutcome<string> = await dedupe.run(verified, () => verified.type);
+      res.writeHead(200).end(outcome.duplicate ? "duplicate" : outcome.result);
+    } catch (error) {
+      res.writeHead(isWebhookVerificationError(error) ? 400 : 500).end(error instanceof WebhookVerificationError ? error.code : "error");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const post = (body: string) =>
+    new Promise<string>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", headers: delivery.headers }, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve(`${res.statusCode} ${text}`));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  const answers = [await post(delivery.body), await post(delivery.body), await post(`${delivery.body} `)];
+  server.close();
+
+  const tampered = await verifyWebhook({ ...input, rawBody: delivery.body.replace("}", ',"x":1}') }).catch((error: unknown) => error);
+  return {
+    eventId: event.id,
+    eventType: event.type,
+    sameEverywhere: [viaRequest, viaH3, viaExpress].every((e) => e.id === event.id),
+    answers,
+    tampered: isWebhookVerificationError(tampered) ? tampered.code : null,
+    failureCodes: [...WEBHOOK_FAILURE_CODES],
+    signatureHeader: WEBHOOK_HEADERS.signature,
+  };
+}
+
+const report = { typeChecks: typeChecks.every(Boolean), console: await consoleFlow(), webhooks: await webhookFlow() };
+process.stdout.write(JSON.stringify(report));
