@@ -42,11 +42,12 @@ describe("loadConfig", () => {
       expect(problems).toContain("WEBHOOK_ALLOW_HOSTS");
       expect(problems).toContain("SESSION_SECRET");
       expect(problems).toContain("OTP_PEPPER");
+      expect(problems).toContain("PUBLIC_ORIGIN: must be https");
     }
   });
 
   it("has no SMS provider in production unless one is configured, and none when told so", () => {
-    const secrets = { SESSION_SECRET: "s".repeat(32), OTP_PEPPER: "p".repeat(32) };
+    const secrets = { SESSION_SECRET: "s".repeat(32), OTP_PEPPER: "p".repeat(32), PUBLIC_ORIGIN: "https://console.ir21.example" };
     expect(loadConfig({ NODE_ENV: "production", ...secrets }).smsProvider).toBeNull();
     expect(loadConfig({ SMS_PROVIDER: "none" }).smsProvider).toBeNull();
   });

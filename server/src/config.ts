@@ -105,6 +105,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (production && e.WEBHOOK_ALLOW_HOSTS?.length) problems.push("WEBHOOK_ALLOW_HOSTS: the test-only allowlist is refused when NODE_ENV=production");
   if (production && !e.SESSION_SECRET) problems.push("SESSION_SECRET: required when NODE_ENV=production");
   if (production && !e.OTP_PEPPER) problems.push("OTP_PEPPER: required when NODE_ENV=production");
+  // The session cookie is Secure and __Host- only over https; a plain cookie is for local development.
+  if (production && !e.PUBLIC_ORIGIN[0]!.startsWith("https:")) problems.push("PUBLIC_ORIGIN: must be https when NODE_ENV=production (session cookies are Secure)");
   if (problems.length) throw new ConfigError(problems);
 
   const smsProvider = e.SMS_PROVIDER === "none" ? null : (e.SMS_PROVIDER ?? (production ? null : "dev"));

@@ -8,7 +8,11 @@ import type { AccessResolver } from "./trpc/access.ts";
 import { createAccessResolver } from "./auth/access.ts";
 import { createAuthRuntime, type AuthRuntime } from "./auth/runtime.ts";
 import { resolveSecrets, type ServerSecrets } from "./secrets.ts";
-import { unmetered, type Metering } from "./metering.ts";
+import type { Metering } from "./metering.ts";
+import { createApiKeyVerifier } from "./console/api-keys.ts";
+import { createMetering } from "./console/metering.ts";
+import { consoleSettings, type ConsoleSettings } from "./console/plans.ts";
+import { RateLimiter } from "./storage/rate-limiter.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -31,6 +35,8 @@ export interface AppDeps {
   metering: Metering;
   /** Accounts: settings (limits, lifetimes) and the SMS sender. */
   auth: AuthRuntime;
+  /** Console: plans and limits, and the shared-store rate limiter. */
+  console: { settings: ConsoleSettings; limiter: RateLimiter };
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
   /** Closes the database and the shared store; the HTTP server is closed before this. */
@@ -55,6 +61,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const secrets = resolveSecrets(config);
   const clock = options.clock ?? systemClock;
   const auth = createAuthRuntime(config, { clock, log });
+  const consoleConfig = consoleSettings(config);
   const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
   let store: SharedStore;
   try {
@@ -63,6 +70,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     await closeDb();
     throw error;
   }
+  const limiter = new RateLimiter(store);
   return {
     config,
     clock,
@@ -71,9 +79,10 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     dialect,
     store,
     datasetMeta: createDatasetMetaSource(db),
-    access: createAccessResolver({ db, clock, sessions: auth.settings.session, apiKeys: null }),
-    metering: unmetered,
+    access: createAccessResolver({ db, clock, sessions: auth.settings.session, apiKeys: createApiKeyVerifier(db, clock) }),
+    metering: createMetering({ db, clock, log, limiter, settings: consoleConfig }),
     auth,
+    console: { settings: consoleConfig, limiter },
     secrets,
     lifecycle: { shuttingDown: false },
     async close() {

@@ -4,6 +4,8 @@ import { createDeps } from "./deps.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { startServer } from "./serve.ts";
 import { listInquiries } from "./contact/inquiries.ts";
+import { accountsCommand } from "./console/commands.ts";
+import { UsageError } from "./command-errors.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -71,10 +73,8 @@ const inquiries = defineCommand({
 
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, migrate, inquiries },
+  subCommands: { serve, migrate, inquiries, accounts: accountsCommand },
 });
-
-class UsageError extends Error {}
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
 const resolveValue = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);

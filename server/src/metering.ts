@@ -8,8 +8,9 @@ export interface Metering {
   /**
    * Before a data query runs: counts the attempt against the caller's rate limit (per API key,
    * session or anonymous IP) and refuses when the account's monthly quota is used up. Throws
-   * AppError RATE_LIMITED or QUOTA_EXCEEDED (429 with Retry-After). Returns headers to add to the
-   * response (RateLimit-*).
+   * AppError RATE_LIMITED or QUOTA_EXCEEDED (429 with Retry-After); a refusal is then already recorded
+   * as a business failure, so do not settle it. Returns headers to add to the response (RateLimit-*).
+   * `http/metered.ts` (meteredQuery) does admit + settle around a /v1 handler.
    */
   admit(request: MeteredRequest): Promise<{ headers: Record<string, string> }>;
   /**
@@ -27,11 +28,3 @@ export interface MeteredRequest {
   /** Quota units this request costs when it succeeds (a batch lookup may cost more than 1). */
   cost?: number;
 }
-
-/** Until the console's metering is wired in: nothing is limited or counted. */
-export const unmetered: Metering = {
-  async admit() {
-    return { headers: {} };
-  },
-  async settle() {},
-};

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGREEMENT_VERSION, createConsoleClient, getConsoleSession, Ir21ApiError, isIr21ApiError, setConsoleSession, type ConsoleSession } from "@ir21/sdk";
+import { AGREEMENT_VERSION, createConsoleClient, Ir21ApiError, isIr21ApiError, memoryCookieJar, type ConsoleClient, type MemoryCookieJar, type SessionCookieJar } from "@ir21/sdk";
 import { LIMITS } from "@ir21/server";
 import { agreementOf, lastSmsCode, randomPhone, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
 
@@ -10,14 +10,30 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const agreement = { agreed: true as const, terms_version: AGREEMENT_VERSION, privacy_version: AGREEMENT_VERSION };
+const isoTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** A jar that records every set, like a CLI's config file would. */
+function recordingJar(initial: string | null = null) {
+  const memory = memoryCookieJar(initial);
+  const sets: Array<{ cookie: string | null; expiresAt: string | null }> = [];
+  const jar: MemoryCookieJar & { sets: typeof sets } = {
+    sets,
+    get: () => memory.get(),
+    set: (cookie: string | null, details?: Parameters<SessionCookieJar["set"]>[1]) => {
+      sets.push({ cookie, expiresAt: details?.expiresAt ?? null });
+      memory.set(cookie);
+    },
+  };
+  return jar;
+}
 
 /** Signs in through the SDK alone: sendCode, the code from the dev outbox, login. */
 async function signInWithSdk(phone = randomPhone()) {
-  const changes: Array<ConsoleSession | null> = [];
-  const ir21 = createConsoleClient({ baseUrl: server.url, onSessionChange: (s) => changes.push(s) });
+  const jar = recordingJar();
+  const ir21 = createConsoleClient({ baseUrl: server.url, cookies: jar });
   const sent = await ir21.auth.sendCode.mutate({ phone, ...agreement });
   const login = await ir21.auth.login.mutate({ phone, challenge_id: sent.challenge_id, code: lastSmsCode(server, phone), ...agreement });
-  return { ir21, phone, login, changes };
+  return { ir21, jar, phone, login };
 }
 
 describe("console client: auth over tRPC against a live server", () => {
@@ -26,49 +42,106 @@ describe("console client: auth over tRPC against a live server", () => {
     expect(agreementOf(server)).toEqual(agreement);
   });
 
-  it("signs in, holds the session cookie itself, and answers me", async () => {
-    const { ir21, phone, login, changes } = await signInWithSdk();
+  it("signs in, holds the session cookie in its jar with the expiry, and answers me", async () => {
+    const { ir21, jar, phone, login } = await signInWithSdk();
     expect(login.created).toBe(true);
     expect(login.user.phone).toBe(`+86${phone}`);
-    const session = getConsoleSession(ir21);
-    expect(session?.cookie).toMatch(/^ir21_session=ses_[0-9a-z]+\./);
-    expect(Date.parse(session!.expiresAt!)).toBeGreaterThan(Date.now());
-    expect(changes).toEqual([session]);
+    expect(jar.get()).toMatch(/^ir21_session=ses_[0-9a-z]+\.[\w-]+$/);
+    expect(jar.sets).toHaveLength(1);
+    expect(Date.parse(jar.sets[0]!.expiresAt!)).toBeGreaterThan(Date.now() + 80 * 86_400_000);
     const me = await ir21.auth.me.query();
-    expect(me.user.id).toBe(login.user.id);
-    expect(me.user.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(me.user).toEqual(login.user);
+    expect(me.user.created_at).toMatch(isoTime);
   });
 
-  it("exports the session and a new client (a later CLI run) imports it", async () => {
-    const { ir21, login } = await signInWithSdk();
-    const saved = JSON.parse(JSON.stringify(getConsoleSession(ir21))) as ConsoleSession;
-    const later = createConsoleClient({ baseUrl: server.url, session: saved });
+  it("a saved cookie restores the session in a new client (a later CLI run)", async () => {
+    const { jar, login } = await signInWithSdk();
+    const later = createConsoleClient({ baseUrl: server.url, cookies: memoryCookieJar(jar.get()) });
     expect((await later.auth.me.query()).user.id).toBe(login.user.id);
-    const bare = createConsoleClient({ baseUrl: server.url });
-    setConsoleSession(bare, saved.cookie);
-    expect((await bare.auth.me.query()).user.id).toBe(login.user.id);
   });
 
-  it("keeps sessions apart per client and signs out: logout clears the held session and revokes it", async () => {
+  it("keeps sessions apart per client; logout clears the jar and revokes the session", async () => {
     const alice = await signInWithSdk();
     const bob = await signInWithSdk();
     expect((await alice.ir21.auth.me.query()).user.id).not.toBe((await bob.ir21.auth.me.query()).user.id);
-    const saved = getConsoleSession(alice.ir21)!;
+    const saved = alice.jar.get();
     // A cookie-carrying write from Node (no Origin, no Sec-Fetch-Site) passes the cross-site check.
     expect(await alice.ir21.auth.logout.mutate()).toEqual({ logged_out: true });
-    expect(getConsoleSession(alice.ir21)).toBeNull();
-    expect(alice.changes.at(-1)).toBeNull();
-    const revoked = await createConsoleClient({ baseUrl: server.url, session: saved })
+    expect(alice.jar.get()).toBeNull();
+    expect(alice.jar.sets.at(-1)).toEqual({ cookie: null, expiresAt: null });
+    const revoked = await createConsoleClient({ baseUrl: server.url, cookies: memoryCookieJar(saved) })
       .auth.me.query()
       .catch((e: unknown) => e);
     expect(revoked).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
     expect((await bob.ir21.auth.me.query()).user.id).toBe(bob.login.user.id);
   });
 
-  it("refuses a session value that is not the session cookie", () => {
-    expect(() => createConsoleClient({ baseUrl: server.url, session: "other=1" })).toThrow(TypeError);
-    expect(() => createConsoleClient({ baseUrl: server.url, session: { cookie: "ir21_session=a\r\nx: y", expiresAt: null } })).toThrow(TypeError);
+  it("refuses a saved value that is not the session cookie pair, and a base URL that is not one", () => {
+    for (const bad of ["other=1", "ir21_session=", "ir21_session=a; Path=/", "ir21_session=a\r\nx: y"]) expect(() => memoryCookieJar(bad)).toThrow(TypeError);
     expect(() => createConsoleClient({ baseUrl: "localhost:8787" })).toThrow(/absolute http\(s\) URL/);
+  });
+
+  it("a session made by the server's test helper works in the SDK client", async () => {
+    const helper = await signIn(server);
+    const ir21 = createConsoleClient({ baseUrl: server.url, cookies: memoryCookieJar(helper.cookie) });
+    expect((await ir21.auth.me.query()).user.id).toBe(helper.userId);
+  });
+});
+
+describe("console client: keys, sessions, usage, plan, billing", () => {
+  let ir21: ConsoleClient;
+  beforeAll(async () => {
+    ({ ir21 } = await signInWithSdk());
+  });
+
+  it("creates, lists and revokes API keys; the key is shown once", async () => {
+    const { key, item } = await ir21.console.apiKeys.create.mutate({ name: "from the SDK" });
+    expect(key).toMatch(/^ir21_[0-9A-Za-z]{49}$/);
+    expect(key.startsWith(item.prefix)).toBe(true);
+    expect(item).toMatchObject({ name: "from the SDK", revoked_at: null, last_used_at: null });
+    const listed = await ir21.console.apiKeys.list.query();
+    expect(listed.items.map((k) => k.id)).toEqual([item.id]);
+    expect(JSON.stringify(listed)).not.toContain(key);
+    expect(await ir21.console.apiKeys.revoke.mutate({ id: item.id })).toEqual({ revoked: true });
+    expect((await ir21.console.apiKeys.list.query()).items[0]!.revoked_at).toMatch(isoTime);
+    const missing = await ir21.console.apiKeys.revoke.mutate({ id: "key_0000000000000000000000000" }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ status: 404, code: "NOT_FOUND" });
+  });
+
+  it("lists sessions with the current one marked, revokes others but keeps this one", async () => {
+    const { phone } = await signInWithSdk();
+    // One code a minute per phone: the server's clock moves on between sign-ins.
+    server.clock.advance(61_000);
+    const same = await signInWithSdk(phone);
+    server.clock.advance(61_000);
+    const other = await signInWithSdk(phone);
+    const sessions = await same.ir21.console.sessions.list.query();
+    expect(sessions.items.filter((s) => s.current)).toHaveLength(1);
+    expect(sessions.items.length).toBeGreaterThanOrEqual(3);
+    const { revoked } = await same.ir21.console.sessions.revokeOthers.mutate();
+    expect(revoked).toBeGreaterThanOrEqual(2);
+    expect(await other.ir21.auth.me.query().catch((e: unknown) => (e as Ir21ApiError).code)).toBe("UNAUTHORIZED");
+    const [current] = (await same.ir21.console.sessions.list.query()).items;
+    expect(current).toMatchObject({ current: true });
+    // Revoking the current session clears the cookie: the jar follows.
+    expect(await same.ir21.console.sessions.revoke.mutate({ id: current!.id })).toEqual({ revoked: true, current: true });
+    expect(same.jar.get()).toBeNull();
+  });
+
+  it("reads usage, plan and billing", async () => {
+    const usage = await ir21.console.usage.query();
+    expect(usage).toMatchObject({ used: 0, quota: expect.any(Number), by_endpoint: [], period: { start: expect.stringMatching(isoTime), resets_at: expect.stringMatching(isoTime) } });
+    expect(usage.daily.length).toBeGreaterThanOrEqual(1);
+    const plan = await ir21.console.plan.query();
+    expect(plan).toMatchObject({ current_plan: "free", pricing_is_provisional: true, payment_enabled: false });
+    expect(plan.plans.map((p) => p.id)).toContain("free");
+    expect(await ir21.console.billing.query()).toEqual({ items: [], payment_enabled: false });
+  });
+
+  it("refuses console calls without a session (401), as the typed error", async () => {
+    const anonymous = createConsoleClient({ baseUrl: server.url });
+    const error = await anonymous.console.usage.query().catch((e: unknown) => e);
+    expect(isIr21ApiError(error, "UNAUTHORIZED")).toBe(true);
   });
 });
 
@@ -82,6 +155,7 @@ describe("console client errors", () => {
     expect((error as Ir21ApiError).message).toMatch(/email/i);
     const unauthenticated = await ir21.auth.me.query().catch((e: unknown) => e);
     expect(isIr21ApiError(unauthenticated, "UNAUTHORIZED")).toBe(true);
+    expect(isIr21ApiError(unauthenticated, "FORBIDDEN")).toBe(false);
     expect((unauthenticated as Ir21ApiError).status).toBe(401);
   });
 
@@ -102,20 +176,5 @@ describe("console client errors", () => {
     const ir21 = createConsoleClient({ baseUrl: "http://127.0.0.1:9" });
     const error = await ir21.auth.me.query().catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "Ir21ApiError", status: 0, code: "NETWORK_ERROR", requestId: null });
-  });
-
-  it("keeps an Ir21ApiError from another client's failure distinct from other errors", async () => {
-    expect(isIr21ApiError(new Error("x"))).toBe(false);
-    const ir21 = createConsoleClient({ baseUrl: server.url });
-    const error = await ir21.auth.me.query().catch((e: unknown) => e);
-    expect(isIr21ApiError(error, "FORBIDDEN")).toBe(false);
-  });
-});
-
-describe("console client without a server-side change: signIn helper parity", () => {
-  it("a session made by the test helper works in the SDK client", async () => {
-    const helper = await signIn(server);
-    const ir21 = createConsoleClient({ baseUrl: server.url, session: helper.cookie });
-    expect((await ir21.auth.me.query()).user.id).toBe(helper.userId);
   });
 });

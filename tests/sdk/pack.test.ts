@@ -162,6 +162,9 @@ describe("the packed @ir21/sdk", () => {
       sameUser: true,
       createdAt: expect.stringMatching(/Z$/),
       sessionSaved: true,
+      keyShownOnce: true,
+      quota: true,
+      rawStatus: 200,
       afterLogout: { name: "Ir21ApiError", status: 401, code: "UNAUTHORIZED", hasRequestId: true, instance: true },
       constructed: { code: "RATE_LIMITED", retryAfter: 3 },
     });

@@ -1,7 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { LIMITS } from "../contract/limits.ts";
-import { dialectOf, type Db } from "../db/db.ts";
+import { insertIgnoringDuplicates, type Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { SendLimits } from "./settings.ts";
@@ -58,7 +58,7 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
  */
 export async function claimSendSlot(db: Db, now: number, intervalMs: number, phone: string): Promise<number> {
   const seed = db.insertInto("sms_throttle").values({ phone, next_send_at: 0 });
-  await (dialectOf(db) === "mysql" ? seed.ignore() : seed.orIgnore()).execute();
+  await insertIgnoringDuplicates(db, seed).execute();
   const before = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
   const claimed = await db
     .updateTable("sms_throttle")

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { toIso } from "../contract/common.ts";
 import type { User } from "../contract/auth.ts";
-import { dialectOf, type Db } from "../db/db.ts";
+import { insertIgnoringDuplicates, type Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { UserTable } from "./tables.ts";
@@ -30,7 +30,7 @@ export async function findOrCreateUser(db: Db, clock: Clock, phone: string): Pro
   const now = clock.now().getTime();
   const row: UserTable = { id: newId("usr", now), phone, name: null, plan: DEFAULT_PLAN, created_at: now };
   const insert = db.insertInto("users").values(row);
-  const result = await (dialectOf(db) === "mysql" ? insert.ignore() : insert.orIgnore()).executeTakeFirst();
+  const result = await insertIgnoringDuplicates(db, insert).executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 1) return { user: row, created: true };
   const winner = await db.selectFrom("users").selectAll().where("phone", "=", phone).executeTakeFirstOrThrow();
   return { user: winner, created: false };
@@ -53,5 +53,5 @@ export async function recordAgreements(
     { user_id: userId, document: "privacy" as const, version: versions.privacyVersion, accepted_at, ip: from.ip, user_agent: from.userAgent?.slice(0, 512) ?? null },
   ];
   const insert = db.insertInto("user_agreements").values(rows);
-  await (dialectOf(db) === "mysql" ? insert.ignore() : insert.orIgnore()).execute();
+  await insertIgnoringDuplicates(db, insert).execute();
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,6 +19,22 @@ describe("POST /contact", () => {
     expect(body.data).toEqual({ id: expect.stringMatching(/^inq_/), received: true });
     const row = await server.deps.db.selectFrom("contact_inquiries").selectAll().where("id", "=", body.data.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ ...inquiry, user_id: null, ip: "127.0.0.1", created_at: server.clock.now().getTime() });
+  });
+
+  it("attaches the account when signed in; a stale cookie does not block an anonymous inquiry", async () => {
+    const alice = await signIn(server);
+    const signedIn = await server.json("/contact", { method: "POST", headers: alice.headers, body: inquiry });
+    expect(signedIn.status).toBe(200);
+    const row = await server.deps.db.selectFrom("contact_inquiries").select("user_id").where("id", "=", signedIn.body.data.id).executeTakeFirstOrThrow();
+    expect(row.user_id).toBe(alice.userId);
+
+    await server.json("/auth/logout", { method: "POST", headers: alice.headers });
+    for (const cookie of [alice.cookie, "ir21_session=tampered"]) {
+      const stale = await server.json("/contact", { method: "POST", headers: { cookie }, body: inquiry });
+      expect(stale.status).toBe(200);
+      const stored = await server.deps.db.selectFrom("contact_inquiries").select("user_id").where("id", "=", stale.body.data.id).executeTakeFirstOrThrow();
+      expect(stored.user_id).toBeNull();
+    }
   });
 
   it("is the same procedure over tRPC, with the same validation", async () => {

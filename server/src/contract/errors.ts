@@ -38,6 +38,10 @@ export const ERROR_CODES = {
   SMS_NOT_CONFIGURED: { status: 503, description: "No SMS provider is configured, so codes cannot be sent or verified." },
   SMS_PROVIDER_UNAVAILABLE: { status: 503, description: "The SMS provider failed or could not be reached; try again later." },
   CROSS_SITE_REQUEST: { status: 403, description: "A cross-site write was refused: Origin or Sec-Fetch-Site does not match the console's origin." },
+
+  // Console: API keys, quota (docs/console.md)
+  API_KEY_LIMIT_REACHED: { status: 409, description: "The account already holds the maximum number of active API keys; revoke one first." },
+  QUOTA_EXCEEDED: { status: 429, description: "The account's monthly quota is used up; Retry-After gives the seconds until the next period." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

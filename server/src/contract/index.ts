@@ -6,6 +6,7 @@
 export * from "./api-keys.ts";
 export * from "./auth.ts";
 export * from "./common.ts";
+export * from "./console.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./events.ts";

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder } from "kysely";
+import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 
@@ -48,6 +48,16 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
 
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof MysqlAdapter ? "mysql" : "sqlite";
+}
+
+/**
+ * An insert that skips rows colliding with a primary or unique key: `INSERT IGNORE` on MySQL,
+ * `INSERT OR IGNORE` on SQLite.
+ * @example
+ * await insertIgnoringDuplicates(db, db.insertInto("users").values(row)).execute();
+ */
+export function insertIgnoringDuplicates<DB, TB extends keyof DB, O>(db: Kysely<any>, insert: InsertQueryBuilder<DB, TB, O>): InsertQueryBuilder<DB, TB, O> {
+  return dialectOf(db) === "mysql" ? insert.ignore() : insert.orIgnore();
 }
 
 /**

@@ -34,6 +34,16 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   { method: "POST", path: "/auth/login", procedure: "auth.login" },
   { method: "GET", path: "/auth/me", procedure: "auth.me" },
   { method: "POST", path: "/auth/logout", procedure: "auth.logout" },
+  // Console (docs/console.md)
+  { method: "GET", path: "/console/api-keys", procedure: "console.apiKeys.list" },
+  { method: "POST", path: "/console/api-keys", procedure: "console.apiKeys.create" },
+  { method: "DELETE", path: "/console/api-keys/:id", procedure: "console.apiKeys.revoke" },
+  { method: "GET", path: "/console/usage", procedure: "console.usage" },
+  { method: "GET", path: "/console/plan", procedure: "console.plan" },
+  { method: "GET", path: "/console/billing", procedure: "console.billing" },
+  { method: "GET", path: "/console/sessions", procedure: "console.sessions.list" },
+  { method: "DELETE", path: "/console/sessions/:id", procedure: "console.sessions.revoke" },
+  { method: "POST", path: "/console/sessions/revoke-others", procedure: "console.sessions.revokeOthers" },
   // Contact
   { method: "POST", path: "/contact", procedure: "contact.submit" },
 ];

@@ -113,3 +113,24 @@ export async function databaseText(server: Pick<TestServer, "deps">): Promise<st
   }
   return parts.join("\n");
 }
+
+export interface CreatedApiKey {
+  /** The full key (shown once by the server). */
+  key: string;
+  id: string;
+  /** Headers to spread into a data request: `{ "x-api-key": key }`. */
+  headers: { "x-api-key": string };
+}
+
+/**
+ * Creates an API key for a signed-in user through the real endpoint (POST /console/api-keys).
+ * @example
+ * const alice = await signIn(server);
+ * const { key, headers } = await createApiKey(server, alice);
+ * await server.json("/v1/…", { headers });
+ */
+export async function createApiKey(server: TestServer, owner: Pick<SignedIn, "headers">, name = "test key"): Promise<CreatedApiKey> {
+  const { status, body } = await server.json("/console/api-keys", { method: "POST", headers: owner.headers, body: { name } });
+  if (status !== 200) throw new Error(`createApiKey: POST /console/api-keys answered ${status} ${JSON.stringify(body)}`);
+  return { key: body.data.key, id: body.data.item.id, headers: { "x-api-key": body.data.key } };
+}

@@ -11,7 +11,19 @@ import { captureLogs, type LogCapture } from "./log-capture.ts";
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
 export { captureLogs, type LogCapture } from "./log-capture.ts";
-export { agreementOf, databaseText, lastSmsCode, randomPhone, readOutbox, signIn, type OutboxMessage, type SignedIn } from "./accounts.ts";
+export {
+  agreementOf,
+  createApiKey,
+  databaseText,
+  lastSmsCode,
+  randomPhone,
+  readOutbox,
+  signIn,
+  type CreatedApiKey,
+  type OutboxMessage,
+  type SignedIn,
+} from "./accounts.ts";
+export { startDataProbe, type DataProbe } from "./data-probe.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
@@ -62,6 +74,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // collide. Tests of those caps set their own values.
     SMS_IP_HOURLY_LIMIT: "100000",
     SMS_IP_DAILY_LIMIT: "100000",
+    // Likewise the per-address and per-plan request limits; tests of limits set their own.
+    ANONYMOUS_RATE_LIMIT_PER_MINUTE: "100000",
+    PLAN_FREE_RATE_LIMIT_PER_MINUTE: "100000",
+    CONTACT_IP_HOURLY_LIMIT: "100000",
     ...options.env,
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix });

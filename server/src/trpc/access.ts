@@ -1,5 +1,3 @@
-import { AppError } from "../errors.ts";
-
 /** Who is calling, as far as data access is concerned. */
 export type Access =
   | { kind: "anonymous" }
@@ -18,15 +16,3 @@ export interface Credentials {
 export interface AccessResolver {
   resolve(credentials: Credentials): Promise<Access>;
 }
-
-/**
- * The resolver of a server with no account store wired in: no session or key can be valid, so any
- * presented credential is refused and only anonymous access remains.
- */
-export const noAccountsResolver: AccessResolver = {
-  async resolve({ sessionToken, apiKey }) {
-    if (apiKey !== null) throw new AppError("UNAUTHORIZED", "Unknown API key");
-    if (sessionToken !== null) throw new AppError("UNAUTHORIZED", "Session expired or revoked; sign in again");
-    return { kind: "anonymous" };
-  },
-};

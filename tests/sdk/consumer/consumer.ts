@@ -12,27 +12,28 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   AGREEMENT_VERSION,
+  cookieFetch,
   createConsoleClient,
-  getConsoleSession,
   Ir21ApiError,
   isIr21ApiError,
-  setConsoleSession,
+  memoryCookieJar,
   type AppRouter,
   type ClientErrorCode,
   type ConsoleClient,
   type ConsoleClientOptions,
   type ConsoleInputs,
   type ConsoleOutputs,
-  type ConsoleSession,
   type EnvelopeMeta,
   type ErrorBody,
   type ErrorCode,
   type EventPayload,
   type EventType,
   type FetchLike,
+  type MemoryCookieJar,
   type Ir21ApiErrorInit,
   type Ir21ErrorCode,
   type RetryOptions,
+  type SessionCookieJar,
   type SourceMode,
   type User,
 } from "@ir21/sdk";
@@ -100,10 +101,19 @@ void [wrongCode, wrongType, routerValue];
 async function consoleFlow() {
   const baseUrl = env("IR21_BASE_URL");
   const phone = env("IR21_PHONE");
-  const saved: Array<ConsoleSession | null> = [];
+  // A jar like a CLI's config file: it records what the server sets.
+  const saved: Array<{ cookie: string | null; expiresAt: string | null }> = [];
+  const memory: MemoryCookieJar = memoryCookieJar();
+  const jar: SessionCookieJar = {
+    get: () => memory.get(),
+    set: (cookie, details) => {
+      saved.push({ cookie, expiresAt: details?.expiresAt ?? null });
+      memory.set(cookie);
+    },
+  };
   const retry: RetryOptions = { maxAttempts: 2, maxTotalWaitMs: 2_000 };
   const fetchLike: FetchLike = (input, requestInit) => fetch(input, requestInit);
-  const options: ConsoleClientOptions = { baseUrl, retry, fetch: fetchLike, onSessionChange: (s) => saved.push(s), headers: { "user-agent": "ir21-consumer/1" } };
+  const options: ConsoleClientOptions = { baseUrl, retry, fetch: fetchLike, cookies: jar, headers: { "user-agent": "ir21-consumer/1" } };
   const ir21: ConsoleClient = createConsoleClient(options);
   const agreement = { agreed: true as const, terms_version: AGREEMENT_VERSION, privacy_version: AGREEMENT_VERSION };
 
@@ -114,11 +124,15 @@ async function consoleFlow() {
   const outbox = readFileSync(env("IR21_SMS_OUTBOX"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { phone: string; code: string });
   const code = outbox.filter((m) => m.phone === `+86${phone}`).at(-1)!.code;
   const login = await ir21.auth.login.mutate({ phone, challenge_id: sent.challenge_id, code, ...agreement });
-  const session = getConsoleSession(ir21);
-  const later = createConsoleClient({ baseUrl });
-  setConsoleSession(later, session);
+  const session = memory.get();
+  const later = createConsoleClient({ baseUrl, cookies: memoryCookieJar(session) });
   const me = await later.auth.me.query();
   const createdAt: string = me.user.created_at;
+  const { key, item } = await later.console.apiKeys.create.mutate({ name: "consumer" });
+  const keys: ConsoleOutputs["console"]["apiKeys"]["list"]["items"] = (await later.console.apiKeys.list.query()).items;
+  const usage = await later.console.usage.query();
+  // The plain fetch wrapper, for calls outside the typed client: the same session.
+  const raw = await cookieFetch(fetch, memoryCookieJar(session))(`${baseUrl}/auth/me`);
   await later.auth.logout.mutate();
   const afterLogout = await ir21.auth.me.query().catch((error: unknown) => error);
   const apiError = isIr21ApiError(afterLogout, "UNAUTHORIZED") ? afterLogout : null;
@@ -127,7 +141,10 @@ async function consoleFlow() {
     created: login.created,
     sameUser: me.user.id === login.user.id,
     createdAt,
-    sessionSaved: saved.length >= 1 && saved[0]?.cookie === session?.cookie,
+    sessionSaved: saved.length === 1 && saved[0]?.cookie === session && typeof saved[0]?.expiresAt === "string",
+    keyShownOnce: key.startsWith(item.prefix) && keys.length === 1 && !JSON.stringify(keys).includes(key),
+    quota: typeof usage.quota === "number",
+    rawStatus: raw.status,
     afterLogout: apiError && { name: apiError.name, status: apiError.status, code: apiError.code, hasRequestId: typeof apiError.requestId === "string", instance: apiError instanceof Ir21ApiError },
     constructed: { code: constructed.code, retryAfter: constructed.retryAfter },
   };

@@ -1,6 +1,7 @@
 import type { Migration } from "kysely";
 import * as core from "./0001_core.ts";
 import * as accounts from "./0200_accounts.ts";
+import * as consoleTables from "./0300_console.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -10,4 +11,5 @@ import * as accounts from "./0200_accounts.ts";
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
   "0200_accounts": accounts,
+  "0300_console": consoleTables,
 };

@@ -1,0 +1,31 @@
+import { toE164 } from "../auth/phone.ts";
+import type { Db } from "../db/db.ts";
+import type { UserTable } from "../auth/tables.ts";
+import type { ConsoleSettings } from "./plans.ts";
+
+/** Operators' account administration (used by `ir21-server accounts …`). */
+export class AdminError extends Error {
+  override name = "AdminError";
+}
+
+/** The account a `usr_…` id or a phone number (any mainland spelling) names. */
+export async function findAccount(db: Db, ref: string): Promise<UserTable> {
+  const byId = ref.startsWith("usr_");
+  const phone = byId ? null : toE164(ref);
+  if (!byId && !phone) throw new AdminError(`"${ref}" is neither a user id (usr_…) nor a mainland mobile number`);
+  const user = byId
+    ? await db.selectFrom("users").selectAll().where("id", "=", ref).executeTakeFirst()
+    : await db.selectFrom("users").selectAll().where("phone", "=", phone!).executeTakeFirst();
+  if (!user) throw new AdminError(`No account for ${ref}`);
+  return user;
+}
+
+/** Puts an account on a plan; quota and rate limit follow from the next request. */
+export async function setPlan(db: Db, settings: Pick<ConsoleSettings, "plans">, ref: string, planId: string): Promise<{ user: UserTable; previous: string }> {
+  if (!settings.plans.some((p) => p.id === planId)) {
+    throw new AdminError(`Unknown plan "${planId}"; plans: ${settings.plans.map((p) => p.id).join(", ")}`);
+  }
+  const user = await findAccount(db, ref);
+  await db.updateTable("users").set({ plan: planId }).where("id", "=", user.id).execute();
+  return { user: { ...user, plan: planId }, previous: user.plan };
+}

@@ -1,0 +1,135 @@
+import { createHash, randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
+import type { Clock } from "../clock.ts";
+import { API_KEY_PREFIX } from "../contract/api-keys.ts";
+import { toIso, toIsoOrNull } from "../contract/common.ts";
+import type { ApiKeySummary } from "../contract/console.ts";
+import type { Db } from "../db/db.ts";
+import { AppError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { ApiKeyVerifier } from "../auth/access.ts";
+import type { ApiKeyTable } from "./tables.ts";
+
+/*
+ * Key format (docs/console.md "API keys"): `ir21_` + 43 base62 characters carrying 32 random bytes
+ * (256 bits) + 6 base62 characters of the CRC32 of those 43, e.g. `ir21_3Xk…Qz0aB1c2`. The checksum
+ * lets scanners and the server reject typos and random strings without a database lookup.
+ */
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const SECRET_CHARS = 43;
+const CHECKSUM_CHARS = 6;
+const KEY_SHAPE = new RegExp(`^${API_KEY_PREFIX}([0-9A-Za-z]{${SECRET_CHARS}})([0-9A-Za-z]{${CHECKSUM_CHARS}})$`);
+/** How much of the key a listing shows. */
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 7;
+/** last_used_at is written at most this often per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function base62(value: bigint, width: number): string {
+  let out = "";
+  let rest = value;
+  while (rest > 0n) {
+    out = BASE62[Number(rest % 62n)] + out;
+    rest /= 62n;
+  }
+  return out.padStart(width, "0");
+}
+
+const checksumOf = (body: string) => base62(BigInt(crc32(body)), CHECKSUM_CHARS);
+const sha256 = (key: string) => createHash("sha256").update(key, "utf8").digest("hex");
+
+/** A new random key in the documented format. */
+export function generateApiKey(): string {
+  const body = base62(BigInt(`0x${randomBytes(32).toString("hex")}`), SECRET_CHARS);
+  return `${API_KEY_PREFIX}${body}${checksumOf(body)}`;
+}
+
+/** True when the text has the key format and its checksum matches (no database involved). */
+export function isWellFormedApiKey(key: string): boolean {
+  const match = KEY_SHAPE.exec(key);
+  return match !== null && checksumOf(match[1]!) === match[2];
+}
+
+export function toSummary(row: ApiKeyTable): ApiKeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    created_at: toIso(row.created_at),
+    revoked_at: toIsoOrNull(row.revoked_at),
+    last_used_at: toIsoOrNull(row.last_used_at),
+  };
+}
+
+/**
+ * Creates a key for the account. The full key is returned here only; the database keeps its SHA-256
+ * and a display prefix. An account holds at most `maxActive` unrevoked keys (409 beyond).
+ */
+export async function createApiKey(db: Db, clock: Clock, userId: string, name: string, maxActive: number): Promise<{ key: string; item: ApiKeySummary }> {
+  const { n } = await db
+    .selectFrom("api_keys")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .executeTakeFirstOrThrow();
+  if (Number(n) >= maxActive) throw new AppError("API_KEY_LIMIT_REACHED", `An account can hold ${maxActive} active API keys; revoke one first`);
+  const now = clock.now().getTime();
+  const key = generateApiKey();
+  const row: ApiKeyTable = {
+    id: newId("key", now),
+    user_id: userId,
+    name,
+    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    key_hash: sha256(key),
+    created_at: now,
+    revoked_at: null,
+    last_used_at: null,
+  };
+  await db.insertInto("api_keys").values(row).execute();
+  return { key, item: toSummary(row) };
+}
+
+/** The account's keys, revoked ones included, newest first. */
+export async function listApiKeys(db: Db, userId: string): Promise<ApiKeySummary[]> {
+  const rows = await db.selectFrom("api_keys").selectAll().where("user_id", "=", userId).orderBy("created_at", "desc").orderBy("id", "desc").execute();
+  return rows.map(toSummary);
+}
+
+/**
+ * Revokes one of the account's keys; it stops working on the next request (lookups are not cached).
+ * Revoking a revoked key is a no-op; another account's or an unknown id is NOT_FOUND.
+ */
+export async function revokeApiKey(db: Db, clock: Clock, userId: string, keyId: string): Promise<void> {
+  const row = await db.selectFrom("api_keys").select(["id", "revoked_at"]).where("id", "=", keyId).where("user_id", "=", userId).executeTakeFirst();
+  if (!row) throw new AppError("NOT_FOUND", "No API key with this id");
+  if (row.revoked_at !== null) return;
+  await db.updateTable("api_keys").set({ revoked_at: clock.now().getTime() }).where("id", "=", keyId).where("revoked_at", "is", null).execute();
+}
+
+/**
+ * Checks `X-API-Key` values: format and checksum first (no lookup for garbage), then the unique hash
+ * index. No positive cache, so a revocation is visible to every instance on the next request.
+ */
+export function createApiKeyVerifier(db: Db, clock: Clock): ApiKeyVerifier {
+  return {
+    async verify(key) {
+      if (!isWellFormedApiKey(key)) return null;
+      const row = await db
+        .selectFrom("api_keys")
+        .select(["id", "user_id", "revoked_at", "last_used_at"])
+        .where("key_hash", "=", sha256(key))
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null) return null;
+      const now = clock.now().getTime();
+      if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
+        // Conditional, so concurrent requests of one key write once per minute between them.
+        await db
+          .updateTable("api_keys")
+          .set({ last_used_at: now })
+          .where("id", "=", row.id)
+          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - LAST_USED_RESOLUTION_MS)]))
+          .execute();
+      }
+      return { userId: row.user_id, keyId: row.id };
+    },
+  };
+}

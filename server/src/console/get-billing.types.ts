@@ -1,0 +1,4 @@
+import { Billing, NoInput } from "../contract/console.ts";
+
+export const ZGetBillingRequest = NoInput;
+export const ZGetBillingResponse = Billing;

@@ -1,0 +1,38 @@
+import { getCookie, getRequestIP, type H3Event } from "h3";
+import type { AppDeps } from "../deps.ts";
+import type { Access } from "../trpc/access.ts";
+import { sessionCookieName } from "./cookies.ts";
+import { toContractError } from "./errors.ts";
+
+/**
+ * Runs one /v1 data query under the caller's access, rate limit and quota: resolves the API key or
+ * session (401 for bad credentials), admits the request (429 RATE_LIMITED / QUOTA_EXCEEDED), adds the
+ * RateLimit headers, runs the query, and settles its status (2xx charged, anything else a business
+ * failure). An export or snapshot is one query (`cost` 1).
+ * @example
+ * app.get("/v1/lookup", (event) => meteredQuery(event, deps, "GET /v1/lookup", (access) => lookup(access, event)));
+ */
+export async function meteredQuery<T>(
+  event: H3Event,
+  deps: Pick<AppDeps, "access" | "metering" | "config">,
+  endpoint: string,
+  run: (access: Access) => Promise<T>,
+  options: { cost?: number } = {},
+): Promise<T> {
+  const access = await deps.access.resolve({
+    sessionToken: getCookie(event, sessionCookieName(deps.config)) ?? null,
+    apiKey: event.req.headers.get("x-api-key"),
+  });
+  const request = { access, ip: getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? null, endpoint, cost: options.cost };
+  const { headers } = await deps.metering.admit(request);
+  for (const [name, value] of Object.entries(headers)) event.res.headers.set(name, value);
+  let result: T;
+  try {
+    result = await run(access);
+  } catch (error) {
+    await deps.metering.settle({ ...request, status: toContractError(error).status });
+    throw error;
+  }
+  await deps.metering.settle({ ...request, status: result instanceof Response ? result.status : 200 });
+  return result;
+}

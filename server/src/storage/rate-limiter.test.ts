@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { testTarget, TEST_REDIS_URL } from "../testing/databases.ts";
+import { RateLimiter, rateLimitHeaders } from "./rate-limiter.ts";
+import { openSharedStore } from "./shared-store.ts";
+
+describe("RateLimiter", () => {
+  it("counts a fixed window per subject and reports the draft RateLimit fields", async () => {
+    const store = await openSharedStore({ redisUrl: null });
+    try {
+      const limiter = new RateLimiter(store);
+      const decisions = [];
+      for (let i = 0; i < 3; i++) decisions.push(await limiter.consume("t", "a", 2, 60));
+      expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
+      expect((await limiter.consume("t", "b", 2, 60)).allowed).toBe(true);
+      const headers = rateLimitHeaders("minute", decisions[2]!);
+      expect(headers["RateLimit-Policy"]).toBe('"minute";q=2;w=60');
+      expect(headers.RateLimit).toMatch(/^"minute";r=0;t=(60|59)$/);
+      expect(headers["Retry-After"]).toMatch(/^(60|59)$/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.runIf(testTarget() === "mysql")("RateLimiter on Redis", () => {
+  it("is shared by server instances using the same Redis", async () => {
+    const keyPrefix = `ir21test:${randomBytes(6).toString("hex")}:`;
+    const one = await openSharedStore({ redisUrl: TEST_REDIS_URL(), keyPrefix });
+    const two = await openSharedStore({ redisUrl: TEST_REDIS_URL(), keyPrefix });
+    try {
+      const a = new RateLimiter(one);
+      const b = new RateLimiter(two);
+      expect((await a.consume("data", "key:k1", 2, 60)).allowed).toBe(true);
+      expect((await b.consume("data", "key:k1", 2, 60)).allowed).toBe(true);
+      expect((await a.consume("data", "key:k1", 2, 60)).allowed).toBe(false);
+      expect((await b.consume("data", "key:k1", 2, 60)).allowed).toBe(false);
+    } finally {
+      const keys = await one.redis!.keys(`${keyPrefix}*`);
+      if (keys.length) await one.redis!.del(...keys);
+      await one.close();
+      await two.close();
+    }
+  });
+});
