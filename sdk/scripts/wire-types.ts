@@ -27,6 +27,9 @@ const exported = new Map(checker.getExportsOfModule(moduleSymbol).map((symbol) =
 const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
 const flags = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.IgnoreErrors;
 
+/** Names exported only as schemas: checked against the schema's output type. */
+const schemaOnly = new Set<string>();
+
 /** Printed unions already declared, so later types can name them instead of repeating them. */
 const named: Array<[text: string, name: string]> = [];
 
@@ -34,7 +37,7 @@ const declarations = WIRE_TYPES.map((name) => {
   const symbol = exported.get(name);
   if (!symbol) throw new Error(`@ir21/server does not export ${name}`);
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-  const node = checker.typeToTypeNode(checker.getDeclaredTypeOfSymbol(target), undefined, flags);
+  const node = checker.typeToTypeNode(wireTypeOf(name, target), undefined, flags);
   if (!node) throw new Error(`cannot print ${name}`);
   let text = printer.printNode(ts.EmitHint.Unspecified, node, program.getSourceFile(entry)!).replace(/    /g, "  ");
   // Same printed text, same type: the substitution cannot change meaning (wire.check.ts proves it).
@@ -43,6 +46,16 @@ const declarations = WIRE_TYPES.map((name) => {
   const docs = ts.displayPartsToString(target.getDocumentationComment(checker)) || ts.displayPartsToString(valueDocs(name));
   return `${docs ? `/**\n * ${docs.replace(/\n/g, "\n * ")}\n */\n` : ""}export type ${name} = ${text};\n`;
 });
+
+/** The declared type, or for a schema exported without a type of the same name, what it parses to. */
+function wireTypeOf(name: string, symbol: ts.Symbol): ts.Type {
+  if (symbol.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface)) return checker.getDeclaredTypeOfSymbol(symbol);
+  schemaOnly.add(name);
+  const zod = checker.getTypeOfSymbol(symbol).getProperty("_zod");
+  const output = zod && checker.getTypeOfSymbol(zod).getProperty("output");
+  if (!output) throw new Error(`${name} is neither a type nor a zod schema`);
+  return checker.getTypeOfSymbol(output);
+}
 
 function valueDocs(name: string): ts.SymbolDisplayPart[] {
   // A zod-inferred type usually carries its documentation on the schema constant of the same name.
@@ -64,6 +77,6 @@ writeFileSync(
     `import type * as Server from "@ir21/server";\nimport type * as Wire from "./wire.ts";\n\n` +
     `type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;\n` +
     `type Expect<T extends true> = T;\n\n` +
-    `export type WireTypesMatchTheServer = [\n${WIRE_TYPES.map((name) => `  Expect<Equal<Wire.${name}, Server.${name}>>,\n`).join("")}];\n`,
+    `export type WireTypesMatchTheServer = [\n${WIRE_TYPES.map((name) => `  Expect<Equal<Wire.${name}, ${schemaOnly.has(name) ? `(typeof Server.${name})["_zod"]["output"]` : `Server.${name}`}>>,\n`).join("")}];\n`,
 );
 console.log(`wrote ${WIRE_TYPES.length} types to sdk/src/wire.ts`);
