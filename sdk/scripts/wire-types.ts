@@ -11,7 +11,34 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 /** The contract types the SDK exposes, in output order. Add a name here when the SDK starts using it. */
-const WIRE_TYPES = ["SourceMode", "EnvelopeMeta", "ErrorCode", "ErrorBody", "EventType", "EventPayload", "User"] as const;
+const WIRE_TYPES = [
+  "SourceMode",
+  "EnvelopeMeta",
+  "ErrorCode",
+  "ErrorBody",
+  "EventType",
+  "EventPayload",
+  "User",
+  // The catalogue (contract/catalog.ts): full and public projections.
+  "Country",
+  "Operator",
+  "PublicOperator",
+  "Network",
+  "PublicNetwork",
+  "NumberRange",
+  "Capability",
+  "SourceDescriptor",
+  "DatasetCounts",
+  "DataMeta",
+  "NumberRangeCounts",
+  "OperatorDetail",
+  "PublicOperatorDetail",
+  "NumberLookup",
+  "PublicNumberLookup",
+  "ImsiLookup",
+  "PublicImsiLookup",
+  "BatchLookupItemError",
+] as const;
 
 const serverDir = fileURLToPath(new URL("../../server/", import.meta.url));
 const sdkSrc = fileURLToPath(new URL("../src/", import.meta.url));
@@ -30,8 +57,24 @@ const flags = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.MultilineOb
 /** Names exported only as schemas: checked against the schema's output type. */
 const schemaOnly = new Set<string>();
 
-/** Printed unions already declared, so later types can name them instead of repeating them. */
-const named: Array<[text: string, name: string]> = [];
+/** Shapes already declared (whitespace-free printed text -> name), so later types can name them. */
+const declared = new Map<string, string>();
+const sourceFile = program.getSourceFile(entry)!;
+const print = (node: ts.Node) => printer.printNode(ts.EmitHint.Unspecified, node, sourceFile);
+const shapeOf = (node: ts.Node) => print(node).replace(/\s+/g, "");
+
+/** Replaces every nested type whose printed shape is a declared type by a reference to it. */
+function nameKnownShapes(root: ts.TypeNode): ts.TypeNode {
+  const visit = (node: ts.Node): ts.Node => {
+    if (node !== root && ts.isTypeNode(node)) {
+      const name = declared.get(shapeOf(node));
+      // Same printed type, same type: the substitution cannot change meaning (wire.check.ts proves it).
+      if (name) return ts.factory.createTypeReferenceNode(name);
+    }
+    return ts.visitEachChild(node, visit, undefined);
+  };
+  return visit(root) as ts.TypeNode;
+}
 
 const declarations = WIRE_TYPES.map((name) => {
   const symbol = exported.get(name);
@@ -39,10 +82,10 @@ const declarations = WIRE_TYPES.map((name) => {
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const node = checker.typeToTypeNode(wireTypeOf(name, target), undefined, flags);
   if (!node) throw new Error(`cannot print ${name}`);
-  let text = printer.printNode(ts.EmitHint.Unspecified, node, program.getSourceFile(entry)!).replace(/    /g, "  ");
-  // Same printed text, same type: the substitution cannot change meaning (wire.check.ts proves it).
-  for (const [union, unionName] of named) text = text.split(union).join(unionName);
-  if (!text.includes("\n") && text.includes(" | ")) named.push([text, name]);
+  const named = nameKnownShapes(node);
+  const text = print(named).replace(/    /g, "  ");
+  // Keywords (string, unknown) are too common a shape to stand for a name.
+  if (!ts.isToken(node) && node.kind !== ts.SyntaxKind.StringKeyword) declared.set(shapeOf(node), name);
   const docs = ts.displayPartsToString(target.getDocumentationComment(checker)) || ts.displayPartsToString(valueDocs(name));
   return `${docs ? `/**\n * ${docs.replace(/\n/g, "\n * ")}\n */\n` : ""}export type ${name} = ${text};\n`;
 });

@@ -15,7 +15,7 @@ export type EnvelopeMeta = {
   ingested_at: string;
 };
 
-export type ErrorCode = "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "SECRET_IN_INQUIRY" | "INVALID_PHONE" | "AGREEMENT_REQUIRED" | "AGREEMENT_OUTDATED" | "CHALLENGE_NOT_FOUND" | "CHALLENGE_PHONE_MISMATCH" | "CHALLENGE_EXPIRED" | "CHALLENGE_CONSUMED" | "CHALLENGE_SUPERSEDED" | "CODE_INCORRECT" | "CODE_ATTEMPTS_EXHAUSTED" | "SMS_SEND_LIMITED" | "SMS_PROVIDER_THROTTLED" | "SMS_NOT_CONFIGURED" | "SMS_PROVIDER_UNAVAILABLE" | "CROSS_SITE_REQUEST" | "API_KEY_LIMIT_REACHED" | "QUOTA_EXCEEDED";
+export type ErrorCode = "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_DATASET" | "UNKNOWN_DATASET_VERSION" | "NO_DATASET" | "SECRET_IN_INQUIRY" | "INVALID_PHONE" | "AGREEMENT_REQUIRED" | "AGREEMENT_OUTDATED" | "CHALLENGE_NOT_FOUND" | "CHALLENGE_PHONE_MISMATCH" | "CHALLENGE_EXPIRED" | "CHALLENGE_CONSUMED" | "CHALLENGE_SUPERSEDED" | "CODE_INCORRECT" | "CODE_ATTEMPTS_EXHAUSTED" | "SMS_SEND_LIMITED" | "SMS_PROVIDER_THROTTLED" | "SMS_NOT_CONFIGURED" | "SMS_PROVIDER_UNAVAILABLE" | "CROSS_SITE_REQUEST" | "API_KEY_LIMIT_REACHED" | "QUOTA_EXCEEDED";
 
 /**
  * The error body: exactly these three fields, never a stack.
@@ -58,4 +58,212 @@ export type User = {
   name: string | null;
   plan: string;
   created_at: string;
+};
+
+export type Country = {
+  iso2: string;
+  iso3: string | null;
+  name: string;
+  name_zh: string | null;
+  calling_codes: string[];
+  mccs: string[];
+};
+
+export type Operator = {
+  id: string;
+  country_iso2: string;
+  name: string;
+  name_local: string | null;
+  brand: string | null;
+  tadig: string | null;
+  status: "unknown" | "active" | "inactive";
+  source: string;
+  dataset_version: string;
+};
+
+export type PublicOperator = {
+  id: string;
+  country_iso2: string;
+  name: string;
+};
+
+export type Network = {
+  id: string;
+  mcc: string;
+  mnc: string;
+  country_iso2: string;
+  operator_id: string | null;
+  name: string | null;
+  tadig: string | null;
+  network_type: string;
+  status: string;
+  technologies: string[];
+  bands: string[];
+  source: string;
+  dataset_version: string;
+};
+
+export type PublicNetwork = {
+  id: string;
+  country_iso2: string;
+  operator_id: string | null;
+  name: string | null;
+  mcc: string;
+  mnc: string;
+};
+
+export type NumberRange = {
+  id: string;
+  plan: "e164" | "e212";
+  kind: "mobile" | "fixed" | "other";
+  country_iso2: string;
+  prefix: string | null;
+  start: string | null;
+  end: string | null;
+  mcc: string | null;
+  mnc: string | null;
+  operator_id: string | null;
+  network_id: string | null;
+  range_holder: string | null;
+  range_holder_local: string | null;
+  source: string;
+  dataset_version: string;
+};
+
+export type Capability = {
+  id: string;
+  subject_type: "network" | "operator";
+  subject_id: string;
+  country_iso2: string;
+  operator_id: string | null;
+  network_id: string | null;
+  name: string;
+  value: unknown;
+  effective_at: string | null;
+  source: string;
+  dataset_version: string;
+};
+
+/**
+ * Where a dataset version's records came from: package or document, version, checksum, terms.
+ */
+export type SourceDescriptor = {
+  id: string;
+  name: string;
+  package: string | null;
+  version: string | null;
+  files: {
+    path: string;
+    sha256: string;
+  }[];
+  license: string;
+  attribution: string;
+  url: string | null;
+  published_at: string | null;
+  effective_at: string | null;
+  sample: boolean;
+};
+
+export type DatasetCounts = {
+  countries: number;
+  operators: number;
+  networks: number;
+  number_ranges: number;
+  capabilities: number;
+  number_ranges_linked: number;
+};
+
+export type DataMeta = {
+  dataset_version: string;
+  previous_version: string | null;
+  source_mode: SourceMode;
+  source_published_at: string | null;
+  ingested_at: string;
+  counts: DatasetCounts;
+  sources: SourceDescriptor[];
+  attribution: string;
+};
+
+export type NumberRangeCounts = {
+  total: number;
+  e164: number;
+  e212: number;
+  mobile: number;
+  fixed: number;
+  other: number;
+};
+
+export type OperatorDetail = {
+  id: string;
+  country_iso2: string;
+  name: string;
+  name_local: string | null;
+  brand: string | null;
+  tadig: string | null;
+  status: "unknown" | "active" | "inactive";
+  source: string;
+  dataset_version: string;
+  networks: Network[];
+  capabilities: Capability[];
+  number_range_counts: NumberRangeCounts;
+};
+
+export type PublicOperatorDetail = {
+  id: string;
+  country_iso2: string;
+  name: string;
+  networks: PublicNetwork[];
+};
+
+export type NumberLookup = {
+  number: string;
+  country_iso2: string | null;
+  valid: boolean;
+  number_type: string | null;
+  range_holder: string | null;
+  operator: Operator | null;
+  range: NumberRange | null;
+  network: Network | null;
+  networks: Network[];
+  match: {
+    prefix: string;
+    length: number;
+  } | null;
+  note: string;
+};
+
+export type PublicNumberLookup = {
+  number: string;
+  country_iso2: string | null;
+  range_holder: string | null;
+  valid: boolean;
+  operator: PublicOperator | null;
+};
+
+export type ImsiLookup = {
+  imsi: string;
+  mcc: string | null;
+  mnc: string | null;
+  country_iso2: string | null;
+  network: Network | null;
+  operator: Operator | null;
+  range: NumberRange | null;
+  ambiguous: boolean;
+};
+
+export type PublicImsiLookup = {
+  country_iso2: string | null;
+  mcc: string | null;
+  mnc: string | null;
+  imsi: string;
+  network: PublicNetwork | null;
+  operator: PublicOperator | null;
+};
+
+export type BatchLookupItemError = {
+  number: string;
+  error: {
+    code: string;
+    message: string;
+  };
 };

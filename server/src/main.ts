@@ -6,6 +6,7 @@ import { startServer } from "./serve.ts";
 import { listInquiries } from "./contact/inquiries.ts";
 import { accountsCommand } from "./console/commands.ts";
 import { UsageError } from "./command-errors.ts";
+import { catalogCommands, startCatalog } from "./catalog/commands.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -15,10 +16,12 @@ const serve = defineCommand({
     // The embedded default migrates itself; a shared MySQL is migrated by the operator (`migrate`),
     // so that many instances starting at once do not race on DDL.
     if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+    const catalog = await startCatalog(deps);
     const running = await startServer(deps, { port: config.port, host: config.host });
     deps.log.info({ url: running.url, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" }, "ir21 server listening");
     const stop = (signal: string) => {
       deps.log.info({ signal }, "shutting down");
+      catalog.stop();
       running.close().then(
         () => process.exit(0),
         (error: unknown) => {
@@ -73,7 +76,7 @@ const inquiries = defineCommand({
 
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, migrate, inquiries, accounts: accountsCommand },
+  subCommands: { serve, migrate, inquiries, accounts: accountsCommand, ...catalogCommands },
 });
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);

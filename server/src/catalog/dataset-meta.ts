@@ -13,9 +13,18 @@ export const NO_DATASET: DatasetMeta = {
   ingested_at: toIso(0),
 };
 
+/** The current version with its sequence number: what a data request pins and reads at. */
+export interface PinnedVersion {
+  meta: DatasetMeta;
+  /** dataset_versions.seq; 0 before the first import. */
+  seq: number;
+}
+
 export interface DatasetMetaSource {
   /** The current version's meta; cached briefly, so other instances' imports show within the TTL. */
   current(): Promise<DatasetMeta>;
+  /** The current version's meta and seq, from the same cache. */
+  pinned(): Promise<PinnedVersion>;
   /** Forget the cached value (called after a local import switches the version). */
   invalidate(): void;
 }
@@ -28,38 +37,46 @@ export function createDatasetMetaSource(db: Db, options: { ttlMs?: number; now?:
   const ttlMs = options.ttlMs ?? 1000;
   // Real time, not the injected clock: this is cache freshness, not domain behaviour.
   const now = options.now ?? Date.now;
-  let cached: { value: DatasetMeta; at: number } | null = null;
-  let inflight: Promise<DatasetMeta> | null = null;
+  let cached: { value: PinnedVersion; at: number } | null = null;
+  let inflight: Promise<PinnedVersion> | null = null;
 
-  async function load(): Promise<DatasetMeta> {
+  async function load(): Promise<PinnedVersion> {
     const row = await db
       .selectFrom("dataset_versions")
-      .select(["version", "source_mode", "source_published_at", "ingested_at"])
+      .select(["version", "seq", "source_mode", "source_published_at", "ingested_at"])
       .orderBy("seq", "desc")
       .limit(1)
       .executeTakeFirst();
-    if (!row) return NO_DATASET;
+    if (!row) return { meta: NO_DATASET, seq: 0 };
     return {
-      dataset_version: row.version,
-      source_mode: row.source_mode as SourceMode,
-      source_published_at: toIsoOrNull(row.source_published_at),
-      ingested_at: toIso(row.ingested_at),
+      meta: {
+        dataset_version: row.version,
+        source_mode: row.source_mode as SourceMode,
+        source_published_at: toIsoOrNull(row.source_published_at === null ? null : Number(row.source_published_at)),
+        ingested_at: toIso(Number(row.ingested_at)),
+      },
+      seq: Number(row.seq),
     };
+  }
+
+  async function pinned(): Promise<PinnedVersion> {
+    if (cached && now() - cached.at < ttlMs) return cached.value;
+    inflight ??= load()
+      .then((value) => {
+        cached = { value, at: now() };
+        return value;
+      })
+      .finally(() => {
+        inflight = null;
+      });
+    return inflight;
   }
 
   return {
     async current() {
-      if (cached && now() - cached.at < ttlMs) return cached.value;
-      inflight ??= load()
-        .then((value) => {
-          cached = { value, at: now() };
-          return value;
-        })
-        .finally(() => {
-          inflight = null;
-        });
-      return inflight;
+      return (await pinned()).meta;
     },
+    pinned,
     invalidate() {
       cached = null;
     },

@@ -19,6 +19,11 @@ export const ERROR_CODES = {
   SERVICE_UNAVAILABLE: { status: 503, description: "A dependency (database, data source) is unavailable, or the server is shutting down." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected server fault; the request id identifies it in the logs." },
 
+  // Catalogue
+  INVALID_DATASET: { status: 400, description: "An import input (IR.21 document, candidate dataset) is invalid; the message lists every problem and nothing was changed." },
+  UNKNOWN_DATASET_VERSION: { status: 400, description: "`since` names a dataset version this server does not know (or no longer keeps changes for)." },
+  NO_DATASET: { status: 503, description: "No dataset has been imported yet; run `ir21-server import reference`." },
+
   // Contact
   SECRET_IN_INQUIRY: { status: 400, description: "The inquiry contains what looks like an SMS code or a full API key; never send those." },
 

@@ -5,6 +5,7 @@
  */
 export * from "./api-keys.ts";
 export * from "./auth.ts";
+export * from "./catalog.ts";
 export * from "./common.ts";
 export * from "./console.ts";
 export * from "./envelope.ts";

@@ -7,6 +7,7 @@ import { errorResponse, toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 import { mountRestBindings } from "./rest.ts";
 import { trpcHandler } from "./trpc-handler.ts";
+import { mountCatalogRoutes } from "../catalog/routes/index.ts";
 
 /** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
 export type RouteMount = (app: H3, deps: AppDeps) => void;
@@ -62,5 +63,6 @@ export function createApp(deps: AppDeps): H3 {
 
   app.all("/trpc/**", trpcHandler(deps));
   mountRestBindings(app, deps);
+  mountCatalogRoutes(app, deps);
   return app;
 }

@@ -14,7 +14,7 @@ export interface ContractError {
   unexpected: boolean;
 }
 
-interface ValidationIssue {
+export interface ValidationIssue {
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
   message: string;
   params?: { appCode?: unknown };
@@ -29,7 +29,7 @@ function issuesOf(cause: unknown): ValidationIssue[] | null {
  * One readable line from validation issues: "name: Too big: expected string to have <=100 characters".
  * A schema may name a more specific contract code for an issue with `params: { appCode }`.
  */
-function fromIssues(issues: ValidationIssue[]): { code: ErrorCode; message: string } {
+export function fromIssues(issues: ValidationIssue[]): { code: ErrorCode; message: string } {
   const specific = issues.map((i) => i.params?.appCode).find(isErrorCode);
   const message = issues
     .slice(0, 5)

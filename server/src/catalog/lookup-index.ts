@@ -1,0 +1,119 @@
+import type { Network, NumberRange, Operator } from "../contract/catalog.ts";
+import type { Db } from "../db/db.ts";
+import { networks, numberRanges, operators } from "./entities.ts";
+import { streamRecords } from "./queries.ts";
+
+/**
+ * The in-memory longest-prefix index of one dataset version: E.164 and IMSI prefixes to ranges,
+ * PLMNs to networks, operators by id. A lookup probes the number's own prefixes from the longest
+ * present length down: a handful of Map probes, never a scan. Ranges given as start..end are entered
+ * under their minimal prefix cover (8617600000000-8617649999999 -> 861760 … 861764).
+ */
+export interface LookupIndex {
+  seq: number;
+  e164: PrefixMap<NumberRange>;
+  imsi: PrefixMap<NumberRange>;
+  networksByPlmn: Map<string, Network>;
+  operators: Map<string, Operator>;
+  networksByOperator: Map<string, Network[]>;
+}
+
+export class PrefixMap<T> {
+  readonly #entries = new Map<string, T>();
+  #lengths: number[] = [];
+
+  /** The first value set for a prefix stays (records arrive in id order, so this is deterministic). */
+  set(prefix: string, value: T): void {
+    if (this.#entries.has(prefix)) return;
+    this.#entries.set(prefix, value);
+    if (!this.#lengths.includes(prefix.length)) this.#lengths = [...this.#lengths, prefix.length].sort((a, b) => b - a);
+  }
+
+  /** The value of the longest prefix of `digits`, with that prefix. */
+  longest(digits: string): { prefix: string; value: T } | null {
+    for (const length of this.#lengths) {
+      if (length > digits.length) continue;
+      const prefix = digits.slice(0, length);
+      const value = this.#entries.get(prefix);
+      if (value !== undefined) return { prefix, value };
+    }
+    return null;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/**
+ * The smallest set of digit prefixes whose numbers (of the same length) are exactly start..end.
+ * @example
+ * prefixCover("8617600000000", "8617649999999") // ["861760", "861761", "861762", "861763", "861764"]
+ */
+export function prefixCover(start: string, end: string): string[] {
+  if (start.length !== end.length) throw new Error(`prefixCover: ${start} and ${end} differ in length`);
+  if (/^0*$/.test(start) && /^9*$/.test(end)) return [""];
+  const [a, b] = [start[0]!, end[0]!];
+  const restLo = start.slice(1);
+  const restHi = end.slice(1);
+  if (a === b) return prefixCover(restLo, restHi).map((p) => a + p);
+  const out = prefixCover(restLo, "9".repeat(restLo.length)).map((p) => a + p);
+  for (let d = Number(a) + 1; d < Number(b); d++) out.push(String(d));
+  out.push(...prefixCover("0".repeat(restHi.length), restHi).map((p) => b + p));
+  return out;
+}
+
+function coverOf(range: NumberRange): string[] {
+  if (range.prefix !== null) return [range.prefix];
+  if (range.start !== null && range.end !== null) return prefixCover(range.start, range.end);
+  return [];
+}
+
+/** Reads one version into memory: about 30 ms per thousand ranges. */
+export async function buildLookupIndex(db: Db, seq: number): Promise<LookupIndex> {
+  const index: LookupIndex = {
+    seq,
+    e164: new PrefixMap(),
+    imsi: new PrefixMap(),
+    networksByPlmn: new Map(),
+    operators: new Map(),
+    networksByOperator: new Map(),
+  };
+  for await (const operator of streamRecords(db, operators, seq)) index.operators.set(operator.id, operator as Operator);
+  for await (const network of streamRecords(db, networks, seq)) {
+    const n = network as Network;
+    index.networksByPlmn.set(n.mcc + n.mnc, n);
+    if (n.operator_id) index.networksByOperator.set(n.operator_id, [...(index.networksByOperator.get(n.operator_id) ?? []), n]);
+  }
+  for await (const record of streamRecords(db, numberRanges, seq)) {
+    const range = record as NumberRange;
+    const map = range.plan === "e164" ? index.e164 : index.imsi;
+    for (const prefix of coverOf(range)) map.set(prefix, range);
+  }
+  return index;
+}
+
+/**
+ * Keeps the index of the current version: built on first use and rebuilt when a request pins a newer
+ * version (another instance's import shows up through the envelope's version check, so every
+ * instance follows within the meta cache's second). Concurrent requests share one build.
+ */
+export class LookupIndexes {
+  #current: LookupIndex | null = null;
+  #building = new Map<number, Promise<LookupIndex>>();
+
+  constructor(private readonly db: Db) {}
+
+  async at(seq: number): Promise<LookupIndex> {
+    if (this.#current?.seq === seq) return this.#current;
+    let build = this.#building.get(seq);
+    if (!build) {
+      build = buildLookupIndex(this.db, seq).finally(() => this.#building.delete(seq));
+      this.#building.set(seq, build);
+    }
+    const index = await build;
+    // Keep the newest version only; a request pinned to an older one (during a switch) gets its own.
+    if (!this.#current || index.seq > this.#current.seq) this.#current = index;
+    return index;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * GET /v1/exports/:file                          API key or session; a file, no envelope
+ *   :file = countries.csv | operators.csv | networks.csv | number-ranges.csv | capabilities.csv
+ *
+ * One resource of the current version as RFC 4180 CSV (UTF-8, CRLF, header row; columns in
+ * docs/api.md), streamed. Every row names its source, the source's licence and attribution.
+ * ETag = "<version>-<resource>"; If-None-Match -> 304. gzip when accepted. Counts as one request.
+ *
+ * 200 text/csv     304     400 INVALID_REQUEST (unknown file)     401 UNAUTHORIZED
+ */
+import { z } from "zod";
+import { AppError } from "../../errors.ts";
+import { EXPORT_RESOURCES, csvExport, streamOf, type ExportResource } from "../snapshot.ts";
+import { findVersion } from "../versions.ts";
+import { etagOf, fileResponse, notModified, notModifiedResponse } from "./files.ts";
+import { defineRoute } from "./route.ts";
+
+export const EXPORT_FILES = EXPORT_RESOURCES.map((r) => `${r}.csv` as const);
+
+export const exportCsvRoute = defineRoute({
+  method: "GET",
+  path: "/v1/exports/:file",
+  summary: "Export a resource as CSV",
+  description: "RFC 4180 CSV of one resource at the current dataset version, streamed, with source licence and attribution per row.",
+  access: "credentials",
+  input: { params: z.object({ file: z.enum(EXPORT_FILES as [string, ...string[]], { error: `must be one of ${EXPORT_FILES.join(", ")}` }) }) },
+  output: { file: { contentTypes: ["text/csv; charset=utf-8"], description: "RFC 4180 CSV with a header row" } },
+  async handle({ event, deps, version, input }) {
+    const resource = input.file.replace(/\.csv$/, "") as ExportResource;
+    const etag = etagOf(`${version.meta.dataset_version}-${resource}`);
+    if (notModified(event, etag)) return notModifiedResponse(event, etag);
+    const stored = await findVersion(deps.db, version.meta.dataset_version);
+    if (!stored) throw new AppError("NO_DATASET");
+    return fileResponse(event, streamOf(csvExport(deps.db, resource, stored)), {
+      contentType: "text/csv; charset=utf-8; header=present",
+      filename: `ir21-${resource}-${stored.version}.csv`,
+      etag,
+    });
+  },
+});

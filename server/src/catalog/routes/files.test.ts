@@ -1,0 +1,142 @@
+import { gunzipSync } from "node:zlib";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
+import { importDataset } from "../import.ts";
+import { demoDataset } from "../importers/demo.ts";
+import { csvColumns } from "../snapshot.ts";
+import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
+
+let server: TestServer;
+let key: { "x-api-key": string };
+let metering: RecordingMetering;
+beforeAll(async () => {
+  server = await startTestServer({ dataset: "reference" });
+  key = (await createApiKey(server, await signIn(server))).headers;
+  metering = recordingMetering();
+  server.deps.metering = metering;
+}, 120_000);
+afterAll(() => server.close());
+
+
+async function allPages(path: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: { body: any } = await server.json(`${path}${path.includes("?") ? "&" : "?"}limit=1000${cursor ? `&cursor=${cursor}` : ""}`, { headers: key });
+    items.push(...res.body.data.items);
+    cursor = res.body.data.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+describe("GET /v1/exports/:file (CSV)", () => {
+  it("number-ranges.csv parses as RFC 4180 and round-trips to the JSON listing, with licence per row", async () => {
+    const res = await server.fetch("/v1/exports/number-ranges.csv", { headers: { ...key, "accept-encoding": "identity" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/csv; charset=utf-8/);
+    const meta = (await server.json("/v1/meta")).body.data;
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="ir21-number-ranges-${meta.dataset_version}.csv"`);
+    expect(res.headers.get("etag")).toBe(`"${meta.dataset_version}-number-ranges"`);
+    const text = await res.text();
+    expect(text.split("\r\n").length).toBeGreaterThan(28_884);
+    const rows = parse(text, { columns: true, record_delimiter: "\r\n", relax_quotes: false }) as Record<string, string>[];
+    expect(Object.keys(rows[0]!)).toEqual(csvColumns("number-ranges"));
+    expect(rows).toHaveLength(28_884);
+
+    const listed = await allPages("/v1/number-ranges");
+    expect(rows.map((r) => r.id)).toEqual(listed.map((r) => r.id));
+    const asText = (v: unknown) => (v === null ? "" : String(v));
+    listed.forEach((range, i) => {
+      for (const field of Object.keys(range)) expect(rows[i]![field], `${range.id}.${field}`).toBe(asText(range[field]));
+    });
+    const china = rows.find((r) => r.id === "e164-86139")!;
+    expect(china).toMatchObject({ range_holder: "China Mobile", range_holder_local: "中国移动", source: "libphonenumber-carrier", source_license: "Apache-2.0" });
+    expect(china.source_attribution).toMatch(/libphonenumber/);
+  }, 60_000);
+
+  it("networks.csv carries the CC BY-SA licence and quotes what needs quoting", async () => {
+    const res = await server.fetch("/v1/exports/networks.csv", { headers: key });
+    const rows = parse(await res.text(), { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(3038);
+    const cm = rows.find((r) => r.id === "460-00")!;
+    expect(cm).toMatchObject({ mcc: "460", mnc: "00", operator_id: "cn.china-mobile", technologies: "GSM;LTE;NR;TD-SCDMA", source_license: "CC-BY-SA-4.0" });
+    expect(cm.source_attribution).toMatch(/Wikipedia/);
+    // Names with commas or quotes survive the round trip.
+    expect(rows.some((r) => r.name!.includes(","))).toBe(true);
+  });
+
+  it("gzip when accepted; 304 for the same version; 400 for an unknown file; counted once", async () => {
+    metering.settled.length = 0;
+    const gz = await server.fetch("/v1/exports/operators.csv", { headers: { ...key, "accept-encoding": "gzip, deflate" } });
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    const raw = Buffer.from(await gz.arrayBuffer());
+    // fetch() decodes gzip itself; either way the rows must parse.
+    const text = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw).toString("utf8") : raw.toString("utf8");
+    expect((parse(text, { columns: true }) as unknown[]).length).toBe(2195);
+    const again = await server.fetch("/v1/exports/operators.csv", { headers: { ...key, "if-none-match": gz.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const unknown = await server.json("/v1/exports/users.csv", { headers: key });
+    expect(unknown.status).toBe(400);
+    expect(metering.settled.map((s) => [s.endpoint, s.status, s.cost])).toEqual([
+      ["GET /v1/exports/:file", 200, 1],
+      ["GET /v1/exports/:file", 304, 1],
+      ["GET /v1/exports/:file", 400, 1],
+    ]);
+  });
+});
+
+describe("GET /v1/snapshot", () => {
+  it("the whole catalogue as JSON with sources and licences; ETag is the version; 304 on If-None-Match", async () => {
+    const res = await server.fetch("/v1/snapshot", { headers: { ...key, "accept-encoding": "identity" } });
+    expect(res.status).toBe(200);
+    const version = (await server.json("/v1/meta")).body.data.dataset_version;
+    expect(res.headers.get("etag")).toBe(`"${version}"`);
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="ir21-snapshot-${version}.json"`);
+    expect(res.headers.get("content-encoding")).toBeNull();
+    const snapshot = JSON.parse(await res.text());
+    expect(snapshot).toMatchObject({ dataset_version: version, source_mode: "reference", counts: { number_ranges: 28_884, networks: 3038 } });
+    expect(snapshot.sources.map((s: { id: string; license: string }) => `${s.id}:${s.license}`)).toEqual([
+      "mcc-mnc-list:CC-BY-SA-4.0",
+      "libphonenumber-carrier:Apache-2.0",
+      "i18n-iso-countries:MIT",
+      "libphonenumber-js:MIT",
+    ]);
+    expect(snapshot.license_notice).toMatch(/same licence/);
+    expect(snapshot.countries).toHaveLength(251);
+    expect(snapshot.operators).toHaveLength(2195);
+    expect(snapshot.networks).toHaveLength(3038);
+    expect(snapshot.number_ranges).toHaveLength(28_884);
+    expect(snapshot.capabilities).toHaveLength(snapshot.counts.capabilities);
+    expect(snapshot.number_ranges.find((r: { id: string }) => r.id === "e164-86133")).toMatchObject({ range_holder: "China Telecom", operator_id: "cn.china-telecom" });
+
+    for (const etag of [`"${version}"`, `W/"${version}"`, `"other", "${version}"`, "*"]) {
+      const cached = await server.fetch("/v1/snapshot", { headers: { ...key, "if-none-match": etag } });
+      expect(cached.status, etag).toBe(304);
+      expect(cached.headers.get("etag")).toBe(`"${version}"`);
+    }
+    const stale = await server.fetch("/v1/snapshot", { headers: { ...key, "if-none-match": '"2000-01-01.000001"' } });
+    expect(stale.status).toBe(200);
+    await stale.arrayBuffer();
+  }, 60_000);
+
+  it("is gzip-encoded when the client accepts it", async () => {
+    const res = await server.fetch("/v1/snapshot", { headers: { ...key, "accept-encoding": "gzip" } });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(res.headers.get("vary")).toMatch(/Accept-Encoding/);
+    const body = await res.json();
+    expect(body.number_ranges).toHaveLength(28_884);
+  }, 60_000);
+
+  it("a new version changes the ETag", async () => {
+    const before = (await server.fetch("/v1/snapshot", { method: "GET", headers: { ...key, "if-none-match": "*" } })).headers.get("etag");
+    const { candidate } = { candidate: demoDataset() };
+    const imported = await importDataset(server.deps, candidate);
+    server.deps.datasetMeta.invalidate();
+    const res = await server.fetch("/v1/snapshot", { headers: { ...key, "if-none-match": before! } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe(`"${imported.version}"`);
+    await res.arrayBuffer();
+  });
+});

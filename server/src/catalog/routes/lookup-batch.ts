@@ -1,0 +1,51 @@
+/**
+ * POST /v1/lookup/batch                          public projection for anonymous callers
+ * {"numbers": ["+8613912345678", "13312345678"], "country": "CN"}
+ *
+ * Up to 100 phone numbers in one request, answered in order. A number that does not parse is an item
+ * with `error: {code, message}`; the batch itself succeeds. Quota cost: one unit per number (a batch of
+ * 40 costs 40), as if each were looked up alone; the rate limit counts the request once.
+ *
+ * 200 {code: 0, data: {items: (NumberLookup | PublicNumberLookup | {number, error})[]}, meta}
+ * 400 INVALID_REQUEST (no numbers, more than 100, not strings)     415 not JSON
+ */
+import { z } from "zod";
+import { BatchLookupItemError, NumberLookup, PublicNumberLookup } from "../../contract/catalog.ts";
+import { AppError } from "../../errors.ts";
+import { lookupNumber } from "../lookup.ts";
+import { CountryParam } from "./params.ts";
+import { defineRoute } from "./route.ts";
+
+export const BATCH_LOOKUP_MAX = 100;
+
+export const lookupBatchRoute = defineRoute({
+  method: "POST",
+  path: "/v1/lookup/batch",
+  summary: "Look up to 100 phone numbers",
+  description: `Up to ${BATCH_LOOKUP_MAX} numbers in one request, answered in order; invalid numbers are items with an error. Costs one quota unit per number.`,
+  access: "public",
+  input: {
+    body: z.strictObject({
+      numbers: z.array(z.string().trim().min(1).max(32)).min(1).max(BATCH_LOOKUP_MAX),
+      country: CountryParam.optional(),
+    }),
+  },
+  cost: (input) => input.numbers.length,
+  output: {
+    full: z.object({ items: z.array(z.union([NumberLookup, BatchLookupItemError])) }),
+    public: z.object({ items: z.array(z.union([PublicNumberLookup, BatchLookupItemError])) }),
+  },
+  async handle({ input, lookupIndex }) {
+    const index = await lookupIndex();
+    return {
+      items: input.numbers.map((number) => {
+        try {
+          return lookupNumber(index, number, input.country);
+        } catch (error) {
+          if (error instanceof AppError) return { number, error: { code: error.code, message: error.message } };
+          throw error;
+        }
+      }),
+    };
+  },
+});

@@ -1,0 +1,26 @@
+/**
+ * GET /v1/networks/:id                           public projection for anonymous callers
+ *
+ * 200 {code: 0, data: Network | PublicNetwork, meta}     400 INVALID_REQUEST (not MCC-MNC)     404 NOT_FOUND
+ */
+import { z } from "zod";
+import { Network, PublicNetwork } from "../../contract/catalog.ts";
+import { AppError } from "../../errors.ts";
+import { getNetwork } from "../queries.ts";
+import { NetworkIdParam } from "./params.ts";
+import { defineRoute } from "./route.ts";
+
+export const networkGetRoute = defineRoute({
+  method: "GET",
+  path: "/v1/networks/:id",
+  summary: "One network",
+  description: "A network by MCC-MNC (e.g. 460-00).",
+  access: "public",
+  input: { params: z.object({ id: NetworkIdParam }) },
+  output: { full: Network, public: PublicNetwork },
+  async handle({ deps, version, input }) {
+    const network = await getNetwork(deps.db, version.seq, input.id);
+    if (!network) throw new AppError("NOT_FOUND", `No network ${input.id}`);
+    return network;
+  },
+});

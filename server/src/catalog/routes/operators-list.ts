@@ -1,0 +1,27 @@
+/**
+ * GET /v1/operators?country=CN&q=mobile&cursor=…&limit=100     public projection for anonymous callers
+ *
+ * Operators in id order, filtered by country and by a case-insensitive search in name, brand and local
+ * name. Pages are pinned to the dataset version of the first page.
+ *
+ * 200 {code: 0, data: {items: Operator[] | PublicOperator[], next_cursor}, meta}     400 INVALID_REQUEST
+ */
+import { z } from "zod";
+import { Operator, PublicOperator, pageOf } from "../../contract/catalog.ts";
+import { listOperators } from "../queries.ts";
+import { CountryParam, ListQuery } from "./params.ts";
+import { defineRoute } from "./route.ts";
+
+export const operatorsListRoute = defineRoute({
+  method: "GET",
+  path: "/v1/operators",
+  summary: "List operators",
+  description: "Operators, filtered by country and a search text (q, at least 2 characters), paged by cursor.",
+  access: "public",
+  input: { query: ListQuery.extend({ country: CountryParam.optional(), q: z.string().trim().min(2).max(100).optional() }) },
+  output: { full: pageOf(Operator), public: pageOf(PublicOperator) },
+  async handle({ deps, input, pageAt }) {
+    const { seq, after } = await pageAt(input.cursor);
+    return listOperators(deps.db, seq, { country: input.country, q: input.q }, after, input.limit);
+  },
+});

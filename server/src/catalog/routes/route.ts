@@ -1,0 +1,203 @@
+import { getQuery, getRouterParams, type H3, type H3Event } from "h3";
+import type { z } from "zod";
+import type { AppDeps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { readJsonBody } from "../../http/body.ts";
+import { fromIssues } from "../../http/errors.ts";
+import { meteredQuery } from "../../http/metered.ts";
+import { requestIdOf } from "../../http/request-id.ts";
+import type { Access } from "../../trpc/access.ts";
+import { createContext } from "../../trpc/context.ts";
+import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import type { DatasetMeta } from "../../contract/envelope.ts";
+import type { PinnedVersion } from "../dataset-meta.ts";
+import { readSeq } from "../queries.ts";
+import { fromVersionRow } from "../versions.ts";
+import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
+
+/**
+ * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
+ * output schemas per projection, quota cost and handler. `mountDataRoutes` turns the definitions into
+ * h3 handlers that do the same for every route, in this order:
+ *
+ * 1. validate the input (query, path, body) with zod (a batch's cost depends on it);
+ * 2. through `meteredQuery` (http/metered.ts): resolve the caller (API key, session, or anonymous; a
+ *    presented but invalid credential is 401) and admit the request (every attempt counts against the
+ *    rate limit; 429), then settle its status after the steps below (only 2xx is charged);
+ * 3. throw the input's validation error, if any (400, settled as a business failure);
+ * 4. refuse anonymous callers on credentials-only routes (401);
+ * 5. pin the current dataset version (503 NO_DATASET before the first import) and run the handler;
+ * 6. parse the answer with the output schema of the caller's projection (public for anonymous, full
+ *    otherwise): unknown fields are stripped, so a field is private until a public schema lists it;
+ * 7. wrap it in the envelope with the pinned version's meta.
+ *
+ * The OpenAPI document is generated from the same definitions (openapi.ts).
+ */
+
+export type RouteAccess = "public" | "credentials";
+
+export interface RouteContext<I> {
+  event: H3Event;
+  deps: AppDeps;
+  access: Access;
+  input: I;
+  /** The dataset version this request reads (its seq pins every query). */
+  version: PinnedVersion;
+  /**
+   * The version and position a list request reads: the current version, or the one its cursor was
+   * pinned to (so all pages of a listing come from one version); the envelope's meta follows it.
+   */
+  pageAt(cursor: string | undefined): Promise<{ seq: number; after: string | null }>;
+  /** The longest-prefix index of the pinned version. */
+  lookupIndex(): Promise<LookupIndex>;
+}
+
+export interface JsonOutput {
+  /** What an API key or session gets. */
+  full: z.ZodType;
+  /** What anonymous callers get; absent on credentials-only routes. */
+  public?: z.ZodType;
+}
+
+export interface FileOutput {
+  file: { contentTypes: string[]; description: string };
+}
+
+export interface DataRoute<I = any> {
+  method: "GET" | "POST";
+  /** h3 path, `:name` for path parameters. */
+  path: `/v1/${string}`;
+  summary: string;
+  description: string;
+  access: RouteAccess;
+  /** Not metered and no dataset needed (the OpenAPI document). */
+  unmetered?: boolean;
+  input: { query?: z.ZodType; params?: z.ZodType; body?: z.ZodType };
+  output: JsonOutput | FileOutput;
+  /** Quota units a success costs (default 1). */
+  cost?: (input: I) => number;
+  handle(ctx: RouteContext<I>): Promise<unknown>;
+}
+
+/** Defines a route; the handler's input type comes from the schemas. */
+export function defineRoute<Q extends z.ZodType = z.ZodObject<{}>, P extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodObject<{}>>(
+  route: Omit<DataRoute<z.infer<Q> & z.infer<P> & z.infer<B>>, "input"> & { input: { query?: Q; params?: P; body?: B } },
+): DataRoute<z.infer<Q> & z.infer<P> & z.infer<B>> {
+  return route as DataRoute;
+}
+
+const lookupIndexes = new WeakMap<AppDeps, LookupIndexes>();
+
+function indexesOf(deps: AppDeps): LookupIndexes {
+  let indexes = lookupIndexes.get(deps);
+  if (!indexes) {
+    indexes = new LookupIndexes(deps.db);
+    lookupIndexes.set(deps, indexes);
+  }
+  return indexes;
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown): unknown {
+  if (!schema) return {};
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { code, message } = fromIssues(parsed.error.issues as never);
+  throw new AppError(code, message);
+}
+
+async function readInput(route: DataRoute, event: H3Event): Promise<unknown> {
+  const query = validate(route.input.query, getQuery(event)) as object;
+  const params = validate(route.input.params, getRouterParams(event, { decode: true })) as object;
+  let body = {};
+  if (route.input.body) {
+    const raw = await readJsonBody(event);
+    if (raw === undefined) throw new AppError("INVALID_REQUEST", "A JSON body is required");
+    body = validate(route.input.body, raw) as object;
+  }
+  return { ...query, ...body, ...params };
+}
+
+async function metaOfSeq(deps: AppDeps, seq: number): Promise<DatasetMeta> {
+  const row = await deps.db.selectFrom("dataset_versions").selectAll().where("seq", "=", seq).executeTakeFirst();
+  if (!row) throw new AppError("INVALID_REQUEST", "cursor: not a cursor returned by a previous page");
+  const v = fromVersionRow(row);
+  return { dataset_version: v.version, source_mode: v.sourceMode, source_published_at: toIsoOrNull(v.sourcePublishedAt), ingested_at: toIso(v.ingestedAt) };
+}
+
+export const endpointName = (route: Pick<DataRoute, "method" | "path">) => `${route.method} ${route.path}`;
+
+function handlerFor(route: DataRoute, deps: AppDeps) {
+  const endpoint = endpointName(route);
+  return async (event: H3Event) => {
+    if (route.unmetered) {
+      const context = createContext(event, deps);
+      const access = await deps.access.resolve({ sessionToken: context.sessionToken, apiKey: context.apiKey });
+      const version = await deps.datasetMeta.pinned();
+      return route.handle({ event, deps, access, input: {}, version, pageAt: async () => ({ seq: version.seq, after: null }), lookupIndex: () => indexesOf(deps).at(version.seq) });
+    }
+    // Input first, for the cost of a batch; a bad input is still an attempt (rate limit) and is
+    // thrown inside the metered part, so it settles as a business failure.
+    let input: unknown;
+    let invalid: unknown = null;
+    try {
+      input = await readInput(route, event);
+    } catch (error) {
+      invalid = error;
+    }
+    const cost = invalid === null && route.cost ? route.cost(input) : 1;
+    const result = await meteredQuery(
+      event,
+      deps,
+      endpoint,
+      async (access) => {
+        if (invalid !== null) throw invalid;
+        if (route.access === "credentials" && access.kind === "anonymous") {
+          throw new AppError(
+            "UNAUTHORIZED",
+            `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
+          );
+        }
+        const version = await deps.datasetMeta.pinned();
+        if (version.seq === 0) throw new AppError("NO_DATASET");
+        let reported = version.meta;
+        const pageAt = async (cursor: string | undefined) => {
+          const position = readSeq(version.seq, cursor);
+          if (position.seq !== version.seq) reported = await metaOfSeq(deps, position.seq);
+          return position;
+        };
+        const answer = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => indexesOf(deps).at(version.seq) });
+        if (answer instanceof Response) return answer;
+        const output = route.output as JsonOutput;
+        const schema = access.kind === "anonymous" && output.public ? output.public : output.full;
+        // The meta of the version actually read (a later page of a listing may read an older one).
+        return { code: 0 as const, data: schema.parse(answer), meta: { request_id: requestIdOf(event), ...reported } };
+      },
+      { cost },
+    );
+    if (result instanceof Response) {
+      // A file response is returned as is: give it the RateLimit headers meteredQuery set on the event.
+      for (const [name, value] of event.res.headers) if (name.toLowerCase().startsWith("ratelimit")) result.headers.set(name, value);
+      return result;
+    }
+    event.res.headers.set("cache-control", "no-store");
+    return result;
+  };
+}
+
+/**
+ * Adds the /v1 routes to the app; a known path with another method answers 405 with Allow.
+ * @example
+ * mountDataRoutes(app, deps, DATA_ROUTES);
+ */
+export function mountDataRoutes(app: H3, deps: AppDeps, routes: readonly DataRoute[]): void {
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    app.on(route.method, route.path, handlerFor(route, deps));
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    app.all(path, () => {
+      throw new AppError("METHOD_NOT_ALLOWED", `Use ${methods.join(" or ")} on this path`, { headers: { Allow: methods.join(", ") } });
+    });
+  }
+}

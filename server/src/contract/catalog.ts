@@ -1,0 +1,256 @@
+import { z } from "zod";
+import { IsoTime } from "./common.ts";
+import { SourceMode } from "./envelope.ts";
+
+/**
+ * Catalogue resources on the wire (docs/catalog.md, docs/api.md). Each resource has a full shape
+ * (API key or session) and a public shape for anonymous callers, picked from the full one: a field
+ * added to the full shape stays private until it is listed in the public pick. Output is parsed with
+ * these schemas (unknown keys are stripped), so the projection is enforced, not merely documented.
+ */
+
+/** ISO 3166-1 alpha-2, or `ZZ` for international (non-geographic) networks and numbers. */
+export const CountryCode = z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CN");
+
+export const OperatorId = z.string().min(3).max(100).regex(/^[a-z]{2}\.[a-z0-9-]+$/, "must be an operator id such as cn.china-mobile");
+export const NetworkId = z.string().regex(/^\d{3}-\d{2,3}$/, "must be MCC-MNC such as 460-00");
+
+export const Country = z
+  .object({
+    iso2: CountryCode,
+    iso3: z.string().nullable(),
+    name: z.string(),
+    name_zh: z.string().nullable(),
+    calling_codes: z.array(z.string()),
+    mccs: z.array(z.string()),
+  })
+  .meta({ id: "Country" });
+export type Country = z.infer<typeof Country>;
+/** Countries are public reference data: anonymous callers see every field. */
+export const PublicCountry = Country;
+
+export const OperatorStatus = z.enum(["active", "inactive", "unknown"]);
+
+export const Operator = z
+  .object({
+    id: z.string(),
+    country_iso2: z.string(),
+    name: z.string(),
+    /** The name in the country's language where a source has it (e.g. 中国移动). */
+    name_local: z.string().nullable(),
+    brand: z.string().nullable(),
+    /** From an IR.21 document only: TADIG codes are not public reference data. */
+    tadig: z.string().nullable(),
+    status: OperatorStatus,
+    source: z.string(),
+    dataset_version: z.string(),
+  })
+  .meta({ id: "Operator" });
+export type Operator = z.infer<typeof Operator>;
+export const PublicOperator = Operator.pick({ id: true, country_iso2: true, name: true }).meta({ id: "PublicOperator" });
+
+export const Network = z
+  .object({
+    /** MCC-MNC, e.g. 460-00; the MNC keeps its digits (01 is not 001). */
+    id: z.string(),
+    mcc: z.string(),
+    mnc: z.string(),
+    country_iso2: z.string(),
+    operator_id: z.string().nullable(),
+    name: z.string().nullable(),
+    tadig: z.string().nullable(),
+    network_type: z.string(),
+    status: z.string(),
+    technologies: z.array(z.string()),
+    bands: z.array(z.string()),
+    source: z.string(),
+    dataset_version: z.string(),
+  })
+  .meta({ id: "Network" });
+export type Network = z.infer<typeof Network>;
+export const PublicNetwork = Network.pick({ id: true, mcc: true, mnc: true, country_iso2: true, operator_id: true, name: true }).meta({
+  id: "PublicNetwork",
+});
+
+export const NumberPlan = z.enum(["e164", "e212"]);
+export const NumberKind = z.enum(["mobile", "fixed", "other"]);
+
+export const NumberRange = z
+  .object({
+    id: z.string(),
+    /** e164: phone numbers (MSISDN); e212: IMSI ranges of a network. */
+    plan: NumberPlan,
+    kind: NumberKind,
+    country_iso2: z.string(),
+    /** Every number starting with these digits (country code included); or null when start..end is given. */
+    prefix: z.string().nullable(),
+    start: z.string().nullable(),
+    end: z.string().nullable(),
+    mcc: z.string().nullable(),
+    mnc: z.string().nullable(),
+    operator_id: z.string().nullable(),
+    network_id: z.string().nullable(),
+    /**
+     * The original holder of the range as the source names it. Not the current carrier of a number:
+     * numbers move between operators (China has had number portability since 2019).
+     */
+    range_holder: z.string().nullable(),
+    range_holder_local: z.string().nullable(),
+    source: z.string(),
+    dataset_version: z.string(),
+  })
+  .meta({ id: "NumberRange" });
+export type NumberRange = z.infer<typeof NumberRange>;
+
+export const Capability = z
+  .object({
+    /** `<subject_type>:<subject_id>:<name>`, e.g. `network:460-11:volte.s8hr`. */
+    id: z.string(),
+    subject_type: z.enum(["network", "operator"]),
+    subject_id: z.string(),
+    country_iso2: z.string(),
+    operator_id: z.string().nullable(),
+    network_id: z.string().nullable(),
+    /** Dotted name: radio.lte, camel.phases, lte.roaming, volte.s8hr, nr.nsa, nr.sa, sms.mt … */
+    name: z.string(),
+    value: z.unknown(),
+    effective_at: IsoTime.nullable(),
+    source: z.string(),
+    dataset_version: z.string(),
+  })
+  .meta({ id: "Capability" });
+export type Capability = z.infer<typeof Capability>;
+
+/** Where a dataset version's records came from: package or document, version, checksum, terms. */
+export const SourceDescriptor = z
+  .object({
+    /** What records name in `source`, e.g. `mcc-mnc-list` or `ir21:CHNCT`. */
+    id: z.string(),
+    name: z.string(),
+    /** npm package name, or null for a document. */
+    package: z.string().nullable(),
+    version: z.string().nullable(),
+    /** File names and checksums (sha256) of the inputs read. */
+    files: z.array(z.object({ path: z.string(), sha256: z.string() })),
+    license: z.string(),
+    attribution: z.string(),
+    url: z.string().nullable(),
+    published_at: IsoTime.nullable(),
+    /** When the source's content takes effect (an IR.21 document's effective date); events carry it as effective_at. */
+    effective_at: IsoTime.nullable(),
+    /** True for hand-made sample or demo inputs, never to be mistaken for an operator's real data. */
+    sample: z.boolean(),
+  })
+  .meta({ id: "SourceDescriptor" });
+export type SourceDescriptor = z.infer<typeof SourceDescriptor>;
+
+export const DatasetCounts = z
+  .object({
+    countries: z.number().int(),
+    operators: z.number().int(),
+    networks: z.number().int(),
+    number_ranges: z.number().int(),
+    capabilities: z.number().int(),
+    /** Number ranges whose holder is linked to an operator record. */
+    number_ranges_linked: z.number().int(),
+  })
+  .meta({ id: "DatasetCounts" });
+export type DatasetCounts = z.infer<typeof DatasetCounts>;
+
+export const DatasetVersionInfo = z
+  .object({
+    version: z.string(),
+    previous_version: z.string().nullable(),
+    source_mode: SourceMode,
+    source_published_at: IsoTime.nullable(),
+    ingested_at: IsoTime,
+    events: z.number().int(),
+    reset_reason: z.string().nullable(),
+    counts: DatasetCounts,
+    sources: z.array(SourceDescriptor),
+  })
+  .meta({ id: "DatasetVersion" });
+export type DatasetVersionInfo = z.infer<typeof DatasetVersionInfo>;
+
+// --- /v1 responses ------------------------------------------------------------------------------
+
+/** A list page: `next_cursor` is null on the last page. */
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+
+export const NumberRangeCounts = z.object({
+  total: z.number().int(),
+  e164: z.number().int(),
+  e212: z.number().int(),
+  mobile: z.number().int(),
+  fixed: z.number().int(),
+  other: z.number().int(),
+});
+
+export const OperatorDetail = Operator.extend({
+  networks: z.array(Network),
+  capabilities: z.array(Capability),
+  number_range_counts: NumberRangeCounts,
+}).meta({ id: "OperatorDetail" });
+export const PublicOperatorDetail = PublicOperator.extend({ networks: z.array(PublicNetwork) }).meta({ id: "PublicOperatorDetail" });
+
+export const LOOKUP_NOTE = "range_holder is the original holder of the number's range; numbers ported to another operator are not reflected.";
+
+export const NumberLookup = z
+  .object({
+    /** The number in E.164, e.g. +8613912345678. */
+    number: z.string(),
+    country_iso2: z.string().nullable(),
+    /** Whether libphonenumber considers the number valid for its country. */
+    valid: z.boolean(),
+    /** libphonenumber's type of the number (mobile, fixed_line, fixed_line_or_mobile, …), or null. */
+    number_type: z.string().nullable(),
+    range_holder: z.string().nullable(),
+    operator: Operator.nullable(),
+    range: NumberRange.nullable(),
+    /** The range's network (IR.21 data), or the operator's only network; else null. */
+    network: Network.nullable(),
+    /** Every network of the operator (an operator often has several PLMNs). */
+    networks: z.array(Network),
+    match: z.object({ prefix: z.string(), length: z.number().int() }).nullable(),
+    note: z.string(),
+  })
+  .meta({ id: "NumberLookup" });
+export type NumberLookup = z.infer<typeof NumberLookup>;
+export const PublicNumberLookup = NumberLookup.pick({ number: true, country_iso2: true, valid: true, range_holder: true })
+  .extend({ operator: PublicOperator.nullable() })
+  .meta({ id: "PublicNumberLookup" });
+
+export const ImsiLookup = z
+  .object({
+    imsi: z.string(),
+    mcc: z.string().nullable(),
+    mnc: z.string().nullable(),
+    country_iso2: z.string().nullable(),
+    network: Network.nullable(),
+    operator: Operator.nullable(),
+    /** An IR.21 IMSI sub-range (multi-user MCC-MNC) the IMSI falls in, when known. */
+    range: NumberRange.nullable(),
+    /** True when both a 2- and a 3-digit MNC match (e.g. 310-59 and 310-590); the 3-digit one is returned. */
+    ambiguous: z.boolean(),
+  })
+  .meta({ id: "ImsiLookup" });
+export type ImsiLookup = z.infer<typeof ImsiLookup>;
+export const PublicImsiLookup = ImsiLookup.pick({ imsi: true, mcc: true, mnc: true, country_iso2: true })
+  .extend({ network: PublicNetwork.nullable(), operator: PublicOperator.nullable() })
+  .meta({ id: "PublicImsiLookup" });
+
+export const BatchLookupItemError = z.object({ number: z.string(), error: z.object({ code: z.string(), message: z.string() }) });
+
+export const DataMeta = z
+  .object({
+    dataset_version: z.string(),
+    previous_version: z.string().nullable(),
+    source_mode: SourceMode,
+    source_published_at: IsoTime.nullable(),
+    ingested_at: IsoTime,
+    counts: DatasetCounts,
+    sources: z.array(SourceDescriptor),
+    /** One line naming every source's licence and attribution, to reproduce with the data. */
+    attribution: z.string(),
+  })
+  .meta({ id: "DataMeta" });

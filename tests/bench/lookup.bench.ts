@@ -1,0 +1,163 @@
+/**
+ * Issue 4 benchmark: GET /v1/lookup throughput and p99 latency at 50 connections, against bare
+ * node:http serving a constant JSON body of the same size, measured in the same run. Target: the
+ * lookup with a valid API key reaches at least 60 % of the baseline's requests per second.
+ *
+ * Both servers run in their own child process (the real `ir21-server serve` binary on the reference
+ * dataset; a ten-line node:http server), so the load generator (autocannon, in this process) does not
+ * share their event loop. The ir21 server logs at `warn` (no per-request lines), with quotas and
+ * rate limits set out of the way: what is measured is access resolution (API key or session), the
+ * metering's counters, the lookup and the envelope. Numbers rotate over 200 real prefixes.
+ *
+ * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_SECONDS to change the duration).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const serverBin = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+interface Measured {
+  requests_per_second: number;
+  latency_p99_ms: number;
+  latency_p50_ms: number;
+  non_2xx: number;
+  errors: number;
+}
+
+async function measure(url: string, headers: Record<string, string>, paths: string[], seconds = SECONDS): Promise<Measured> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers,
+    requests: paths.map((path) => ({ method: "GET", path })),
+  });
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    latency_p99_ms: result.latency.p99,
+    latency_p50_ms: result.latency.p50,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export async function run() {
+  const limits = {
+    PLAN_FREE_MONTHLY_QUOTA: "1000000000",
+    PLAN_FREE_RATE_LIMIT_PER_MINUTE: "1000000000",
+    ANONYMOUS_RATE_LIMIT_PER_MINUTE: "1000000000",
+  };
+  // The test harness creates the database, imports the reference data and an account with a key.
+  const setup = await startTestServer({ dataset: "reference", env: limits });
+  const user = await signIn(setup);
+  const key = await createApiKey(setup, user);
+  const config = setup.deps.config;
+
+  const port = await freePort();
+  const ir21 = spawn(process.execPath, [serverBin, "serve"], {
+    env: {
+      ...process.env,
+      ...limits,
+      NODE_ENV: "test",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL: config.redisUrl ?? "",
+      DATA_DIR: config.dataDir,
+      SESSION_SECRET: config.secrets.session!,
+      OTP_PEPPER: config.secrets.otpPepper!,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const lookupUrl = `http://127.0.0.1:${port}`;
+
+  // The numbers: 200 real prefixes of the reference data, padded to full numbers.
+  const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
+  const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
+  const paths = [...ranges, ...more].slice(0, 200).map((r) => `/v1/lookup?number=%2B${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+  const sample = await setup.json(paths[0]!);
+  const body = JSON.stringify(sample.body);
+
+  const basePort = await freePort();
+  const bare = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const body = ${JSON.stringify(body)}; require("node:http").createServer((req, res) => { res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }); res.end(body); }).listen(${basePort}, "127.0.0.1");`,
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const bareUrl = `http://127.0.0.1:${basePort}`;
+
+  try {
+    await waitFor(`${lookupUrl}/healthz`, ir21);
+    await waitFor(bareUrl, bare);
+    // Warm up both (JIT, the lookup index build, connection pools).
+    await measure(bareUrl, {}, ["/"], 2);
+    await measure(lookupUrl, key.headers, paths, 3);
+
+    const baseline = await measure(bareUrl, {}, ["/"]);
+    const apiKey = await measure(lookupUrl, key.headers, paths);
+    const session = await measure(lookupUrl, user.headers, paths);
+    const anonymous = await measure(lookupUrl, {}, paths);
+    const ratio = (m: Measured) => Math.round((m.requests_per_second / baseline.requests_per_second) * 100) / 100;
+    return {
+      database: setup.target,
+      shared_store: config.redisUrl ? "redis" : "memory",
+      connections: CONNECTIONS,
+      seconds_each: SECONDS,
+      response_bytes: Buffer.byteLength(body),
+      baseline_bare_node_http: baseline,
+      lookup_api_key: apiKey,
+      lookup_session: session,
+      lookup_anonymous: anonymous,
+      ratio_rps_api_key_to_baseline: ratio(apiKey),
+      ratio_rps_session_to_baseline: ratio(session),
+      ratio_rps_anonymous_to_baseline: ratio(anonymous),
+      target_met: ratio(apiKey) >= 0.6,
+    };
+  } finally {
+    await Promise.all([stop(ir21), stop(bare)]);
+    await setup.close();
+  }
+}
