@@ -51,7 +51,7 @@ export class Ir21ApiError extends Error {
  * try { await ir21.lookup("+8613800138000") }
  * catch (error) { if (isIr21ApiError(error, "RATE_LIMITED")) console.log(`retry in ${error.retryAfter}s`) }
  */
-export function isIr21ApiError(error: unknown, code?: Ir21ErrorCode): error is Ir21ApiError {
+export function isIr21ApiError(error: unknown, code?: ErrorCode | ClientErrorCode): error is Ir21ApiError {
   const shaped =
     error instanceof Ir21ApiError ||
     (error instanceof Error && error.name === "Ir21ApiError" && typeof (error as { status?: unknown }).status === "number" && typeof (error as { code?: unknown }).code === "string");

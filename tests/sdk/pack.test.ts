@@ -81,7 +81,7 @@ beforeAll(async () => {
     if (!/ERR_PNPM_NO_OFFLINE/.test(offline.message)) throw offline;
     return sh("pnpm", [...install, "--prefer-offline"], consumerDir);
   });
-  server = await startTestServer();
+  server = await startTestServer({ dataset: "demo" });
 }, 4 * STEP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -167,6 +167,21 @@ describe("the packed @ir21/sdk", () => {
       rawStatus: 200,
       afterLogout: { name: "Ir21ApiError", status: 401, code: "UNAUTHORIZED", hasRequestId: true, instance: true },
       constructed: { code: "RATE_LIMITED", retryAfter: 3 },
+    });
+    expect(report.data).toEqual({
+      version: true,
+      lookup: ["China Mobile", "e164-86139", "cn.china-unicom", "460-11"],
+      batch: ["China Mobile", "INVALID_REQUEST"],
+      countries: [3, "中国"],
+      operators: [2, true, 4, 1],
+      networks: [3, "460-00", 4],
+      ranges: [4, "China Mobile", 7],
+      capabilities: [4, 5],
+      changes: [1, 1, true],
+      csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,source_license,source_attribution", true, true],
+      snapshot: [true, true, true],
+      sync: { version: true, resets: 1, applied: 0, ordered: true },
+      anonymous: ["UNAUTHORIZED", "country_iso2,number,operator,range_holder,valid"],
     });
     expect(report.webhooks).toEqual({
       eventId: "evt_consumer_1",

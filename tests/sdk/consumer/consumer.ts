@@ -12,29 +12,74 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   AGREEMENT_VERSION,
+  compareVersions,
   cookieFetch,
+  createClient,
   createConsoleClient,
+  EXPORT_RESOURCES,
   Ir21ApiError,
   isIr21ApiError,
   memoryCookieJar,
+  syncChanges,
+  type Access,
+  type AccessOf,
   type AppRouter,
+  type BatchLookupItemError,
+  type CallOptions,
+  type CapabilitiesQuery,
+  type Capability,
+  type ChangesPage,
+  type ChangesQuery,
   type ClientErrorCode,
   type ConsoleClient,
   type ConsoleClientOptions,
   type ConsoleInputs,
   type ConsoleOutputs,
+  type Country,
+  type DataClient,
+  type DataClientOptions,
+  type DataMeta,
+  type DataResult,
+  type DatasetCounts,
+  type DownloadOptions,
   type EnvelopeMeta,
   type ErrorBody,
   type ErrorCode,
   type EventPayload,
   type EventType,
+  type ExportResource,
   type FetchLike,
-  type MemoryCookieJar,
+  type FileDownload,
+  type ImsiLookup,
   type Ir21ApiErrorInit,
   type Ir21ErrorCode,
+  type Listing,
+  type MemoryCookieJar,
+  type Network,
+  type NetworksQuery,
+  type NumberLookup,
+  type NumberRange,
+  type NumberRangeCounts,
+  type NumberRangesQuery,
+  type Operator,
+  type OperatorDetail,
+  type OperatorsQuery,
+  type Page,
+  type PageParams,
+  type Projections,
+  type PublicImsiLookup,
+  type PublicNetwork,
+  type PublicNumberLookup,
+  type PublicOperator,
+  type PublicOperatorDetail,
   type RetryOptions,
   type SessionCookieJar,
+  type Snapshot,
+  type SnapshotResult,
+  type SourceDescriptor,
   type SourceMode,
+  type SyncChangesOptions,
+  type SyncChangesResult,
   type User,
 } from "@ir21/sdk";
 import {
@@ -89,7 +134,38 @@ const clientCode: ClientErrorCode = "NETWORK_ERROR";
 const anyCode: Ir21ErrorCode = "A_FUTURE_CODE";
 const failureCode: WebhookFailureCode = "SIGNATURE_MISMATCH";
 const init: Ir21ApiErrorInit = { status: 429, code: errorBody.code, message: errorBody.message, requestId: errorBody.request_id, retryAfter: 3 };
-const typeChecks = [sameEvent, sameEventType, userPhone, meUser, loginCode, clientCode, anyCode, failureCode];
+// The data client's type follows its credentials: full fields with a key, the public subset without.
+type KeyOptions = { baseUrl: string; apiKey: string };
+const fullAccess: Equal<AccessOf<KeyOptions>, "full"> = true;
+const publicAccess: Equal<AccessOf<{ baseUrl: string }>, "public"> = true;
+const fullLookup: Equal<Projections["full"]["numberLookup"], NumberLookup> = true;
+const publicLookup: Equal<Projections["public"]["numberLookup"], PublicNumberLookup> = true;
+const publicImsi: Equal<Projections["public"]["imsiLookup"], PublicImsiLookup> = true;
+const fullImsi: Equal<Projections["full"]["imsiLookup"], ImsiLookup> = true;
+const publicOperator: Equal<Projections["public"]["operator"], PublicOperator> = true;
+const fullOperator: Equal<Projections["full"]["operator"], Operator> = true;
+const publicDetail: Equal<Projections["public"]["operatorDetail"], PublicOperatorDetail> = true;
+const fullDetail: Equal<Projections["full"]["operatorDetail"], OperatorDetail> = true;
+const publicNetwork: Equal<Projections["public"]["network"], PublicNetwork> = true;
+const fullNetwork: Equal<Projections["full"]["network"], Network> = true;
+const rangeCounts: Equal<OperatorDetail["number_range_counts"], NumberRangeCounts> = true;
+const metaCounts: Equal<DataMeta["counts"], DatasetCounts> = true;
+const metaSources: Equal<DataMeta["sources"], SourceDescriptor[]> = true;
+const snapshotRanges: Equal<Snapshot["number_ranges"], NumberRange[]> = true;
+const snapshotCountries: Equal<Snapshot["countries"], Country[]> = true;
+const capabilityValue: Equal<Capability["value"], unknown> = true;
+const batchError: Equal<BatchLookupItemError["error"], { code: string; message: string }> = true;
+const kinds: NumberRangesQuery["kind"][] = ["mobile", "fixed", "other"];
+// @ts-expect-error: public lookups have no range
+const noRange = (l: PublicNumberLookup) => l.range;
+// @ts-expect-error: not an export resource
+const wrongResource: ExportResource = "users";
+void [kinds, noRange, wrongResource];
+const typeChecks = [
+  sameEvent, sameEventType, userPhone, meUser, loginCode, clientCode, anyCode, failureCode, fullAccess, publicAccess, fullLookup, publicLookup,
+  publicImsi, fullImsi, publicOperator, fullOperator, publicDetail, fullDetail, publicNetwork, fullNetwork, rangeCounts, metaCounts, metaSources,
+  snapshotRanges, snapshotCountries, capabilityValue, batchError,
+];
 // @ts-expect-error: not a contract error code
 const wrongCode: ErrorCode = "NO_SUCH_CODE";
 // @ts-expect-error: not an event type
@@ -147,7 +223,93 @@ async function consoleFlow() {
     rawStatus: raw.status,
     afterLogout: apiError && { name: apiError.name, status: apiError.status, code: apiError.code, hasRequestId: typeof apiError.requestId === "string", instance: apiError instanceof Ir21ApiError },
     constructed: { code: constructed.code, retryAfter: constructed.retryAfter },
+    apiKey: key,
   };
+}
+
+async function dataFlow(apiKey: string) {
+  const baseUrl = env("IR21_BASE_URL");
+  const options = { baseUrl, apiKey, retry: { maxAttempts: 2 } } satisfies DataClientOptions;
+  const ir21: DataClient<"full"> = createClient(options);
+  const call: CallOptions = { signal: AbortSignal.timeout(30_000) };
+  const meta: DataResult<DataMeta> = await ir21.meta(call);
+  const envelope: EnvelopeMeta = meta.meta;
+  const lookup = await ir21.lookup("+8613912345678");
+  const national = await ir21.lookup("13012345678", { country: "CN" });
+  const imsi = await ir21.lookupImsi("460110123456789");
+  const batch = await ir21.lookupBatch(["+8613812345678", "nope"]);
+  const countries = await ir21.countries.list();
+  const china: Country = (await ir21.countries.get("CN")).data;
+  const operatorsQuery: OperatorsQuery = { country: "CN", limit: 2 };
+  const operatorPage: DataResult<Page<Operator>> = await ir21.operators.list(operatorsQuery);
+  const operatorIds: string[] = [];
+  const listing: Listing<OperatorsQuery, Operator> = ir21.operators;
+  for await (const operator of listing.iterate({ limit: 1 })) operatorIds.push(operator.id);
+  const detail = await ir21.operators.get("cn.china-mobile");
+  const networksQuery: NetworksQuery = { mcc: "460" };
+  const networks = await ir21.networks.list(networksQuery);
+  const network = await ir21.networks.get("460-00");
+  const networkCount = await countOf(ir21.networks.iterate({ limit: 2 }));
+  const rangesQuery: NumberRangesQuery = { prefix: "8613", plan: "e164" };
+  const ranges = await ir21.numberRanges.list(rangesQuery);
+  const range = await ir21.numberRanges.get("e164-86139");
+  const rangeCount = await countOf(ir21.numberRanges.iterate({ limit: 3 }));
+  const capabilitiesQuery: CapabilitiesQuery = { country: "CN" };
+  const capabilities = await ir21.capabilities.list(capabilitiesQuery);
+  const capabilityCount = await countOf(ir21.capabilities.iterate({ limit: 2 }));
+  const pageParams: PageParams = { limit: 1 };
+  const changesQuery: ChangesQuery = { since: "none", ...pageParams };
+  const changesPage: DataResult<ChangesPage> = await ir21.changes.list(changesQuery);
+  const changeCount = await countOf(ir21.changes.iterate({ since: "none" }));
+
+  let progressBytes = 0;
+  const downloadOptions: DownloadOptions = { onProgress: ({ bytes }) => (progressBytes = bytes) };
+  const resource: ExportResource = EXPORT_RESOURCES[1];
+  const csv: FileDownload = await ir21.exportCsv(resource, downloadOptions);
+  const csvText = csv.notModified ? "" : await new Response(csv.body).text();
+  const csvAgain = await ir21.exportCsv(resource, { ifNoneMatch: csv.etag ?? undefined });
+  const snapshot: SnapshotResult = await ir21.snapshot();
+  const snapshotVersion = snapshot.notModified ? null : snapshot.data.dataset_version;
+  const snapshotAgain = await ir21.snapshot({ ifNoneMatch: snapshot.etag ?? undefined });
+  const snapshotFile = await ir21.downloadSnapshot();
+  const snapshotBytes = snapshotFile.notModified ? 0 : (await new Response(snapshotFile.body).arrayBuffer()).byteLength;
+
+  const applied: EventType[] = [];
+  const syncOptions: SyncChangesOptions = {
+    client: ir21,
+    since: "none",
+    onEvent: (event) => void applied.push(event.type),
+    onReset: async () => {
+      const reloaded = await ir21.snapshot();
+      return reloaded.notModified ? undefined : reloaded.data.dataset_version;
+    },
+  };
+  const synced: SyncChangesResult = await syncChanges(syncOptions);
+
+  const anonymous: DataClient<Access> = createClient({ baseUrl });
+  const refused = await anonymous.numberRanges.list().catch((error: unknown) => (isIr21ApiError(error) ? error.code : "other"));
+  const publicLookup = (await createClient({ baseUrl }).lookup("+8613912345678")).data;
+  return {
+    version: meta.data.dataset_version === envelope.dataset_version,
+    lookup: [lookup.data.range_holder, lookup.data.range?.id, national.data.operator?.id, imsi.data.network?.id],
+    batch: batch.data.items.map((item) => ("error" in item ? item.error.code : item.range_holder)),
+    countries: [countries.data.items.length, china.name_zh],
+    operators: [operatorPage.data.items.length, operatorPage.data.next_cursor !== null, operatorIds.length, detail.data.networks.length],
+    networks: [networks.data.items.length, network.data.id, networkCount],
+    ranges: [ranges.data.items.length, range.data.range_holder, rangeCount],
+    capabilities: [capabilities.data.items.length, capabilityCount],
+    changes: [changesPage.data.items.length, changeCount, changesPage.data.current_version === meta.data.dataset_version],
+    csv: [csv.notModified ? null : csv.filename, csvText.split("\r\n")[0], progressBytes > 0, csvAgain.notModified],
+    snapshot: [snapshotVersion === meta.data.dataset_version, snapshotAgain.notModified, snapshotBytes > 0],
+    sync: { version: synced.version === meta.data.dataset_version, resets: synced.resets, applied: applied.length, ordered: compareVersions("none", synced.version) < 0 },
+    anonymous: [refused, Object.keys(publicLookup).sort().join(",")],
+  };
+}
+
+async function countOf(items: AsyncIterable<unknown>): Promise<number> {
+  let n = 0;
+  for await (const _item of items) n++;
+  return n;
 }
 
 async function webhookFlow() {
@@ -206,5 +368,6 @@ async function webhookFlow() {
   };
 }
 
-const report = { typeChecks: typeChecks.every(Boolean), console: await consoleFlow(), webhooks: await webhookFlow() };
+const { apiKey, ...consoleReport } = await consoleFlow();
+const report = { typeChecks: typeChecks.every(Boolean), console: consoleReport, data: await dataFlow(apiKey), webhooks: await webhookFlow() };
 process.stdout.write(JSON.stringify(report));
