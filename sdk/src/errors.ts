@@ -25,6 +25,13 @@ export interface Ir21ApiErrorInit {
 /**
  * A failed call to the service, from either client. `code` is the contract's error code (the REST
  * body's `code`, or `error.data.appCode` over tRPC), so one `switch` handles both.
+ * @example
+ * try {
+ *   await ir21.console.apiKeys.create.mutate({ name });
+ * } catch (error) {
+ *   if (!(error instanceof Ir21ApiError)) throw error;
+ *   console.error(`${error.code} (HTTP ${error.status}): ${error.message} [request ${error.requestId}]`);
+ * }
  */
 export class Ir21ApiError extends Error {
   override readonly name = "Ir21ApiError";

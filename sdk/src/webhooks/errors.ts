@@ -18,6 +18,13 @@ export type WebhookFailureCode = (typeof WEBHOOK_FAILURE_CODES)[number];
  * A delivery that failed verification. `code` names the check that failed; answer such a request with
  * a 4xx and do not process it. (Programming mistakes, such as passing no secret or an already parsed
  * body, are `TypeError`s instead: they are not the sender's fault.)
+ * @example
+ * try {
+ *   await verifyWebhook(input);
+ * } catch (error) {
+ *   if (error instanceof WebhookVerificationError) return new Response(error.code, { status: 400 });
+ *   throw error;
+ * }
  */
 export class WebhookVerificationError extends Error {
   override readonly name = "WebhookVerificationError";
