@@ -38,6 +38,11 @@ const WIRE_TYPES = [
   "ImsiLookup",
   "PublicImsiLookup",
   "BatchLookupItemError",
+  // Webhooks (contract/webhooks.ts).
+  "DeliveryStatus",
+  "WebhookSubscription",
+  "WebhookDelivery",
+  "WebhookAttempt",
 ] as const;
 
 const serverDir = fileURLToPath(new URL("../../server/", import.meta.url));
@@ -67,7 +72,8 @@ const shapeOf = (node: ts.Node) => print(node).replace(/\s+/g, "");
 function nameKnownShapes(root: ts.TypeNode): ts.TypeNode {
   const visit = (node: ts.Node): ts.Node => {
     if (node !== root && ts.isTypeNode(node)) {
-      const name = declared.get(shapeOf(node));
+      // `(A | B)[]`: the parentheses go with the union they hold.
+      const name = declared.get(shapeOf(ts.isParenthesizedTypeNode(node) ? node.type : node));
       // Same printed type, same type: the substitution cannot change meaning (wire.check.ts proves it).
       if (name) return ts.factory.createTypeReferenceNode(name);
     }

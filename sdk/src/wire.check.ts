@@ -34,4 +34,8 @@ export type WireTypesMatchTheServer = [
   Expect<Equal<Wire.ImsiLookup, Server.ImsiLookup>>,
   Expect<Equal<Wire.PublicImsiLookup, (typeof Server.PublicImsiLookup)["_zod"]["output"]>>,
   Expect<Equal<Wire.BatchLookupItemError, (typeof Server.BatchLookupItemError)["_zod"]["output"]>>,
+  Expect<Equal<Wire.DeliveryStatus, Server.DeliveryStatus>>,
+  Expect<Equal<Wire.WebhookSubscription, Server.WebhookSubscription>>,
+  Expect<Equal<Wire.WebhookDelivery, Server.WebhookDelivery>>,
+  Expect<Equal<Wire.WebhookAttempt, Server.WebhookAttempt>>,
 ];

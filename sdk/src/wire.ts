@@ -15,7 +15,7 @@ export type EnvelopeMeta = {
   ingested_at: string;
 };
 
-export type ErrorCode = "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_DATASET" | "UNKNOWN_DATASET_VERSION" | "NO_DATASET" | "SECRET_IN_INQUIRY" | "INVALID_PHONE" | "AGREEMENT_REQUIRED" | "AGREEMENT_OUTDATED" | "CHALLENGE_NOT_FOUND" | "CHALLENGE_PHONE_MISMATCH" | "CHALLENGE_EXPIRED" | "CHALLENGE_CONSUMED" | "CHALLENGE_SUPERSEDED" | "CODE_INCORRECT" | "CODE_ATTEMPTS_EXHAUSTED" | "SMS_SEND_LIMITED" | "SMS_PROVIDER_THROTTLED" | "SMS_NOT_CONFIGURED" | "SMS_PROVIDER_UNAVAILABLE" | "CROSS_SITE_REQUEST" | "API_KEY_LIMIT_REACHED" | "QUOTA_EXCEEDED";
+export type ErrorCode = "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_DATASET" | "UNKNOWN_DATASET_VERSION" | "NO_DATASET" | "SECRET_IN_INQUIRY" | "INVALID_PHONE" | "AGREEMENT_REQUIRED" | "AGREEMENT_OUTDATED" | "CHALLENGE_NOT_FOUND" | "CHALLENGE_PHONE_MISMATCH" | "CHALLENGE_EXPIRED" | "CHALLENGE_CONSUMED" | "CHALLENGE_SUPERSEDED" | "CODE_INCORRECT" | "CODE_ATTEMPTS_EXHAUSTED" | "SMS_SEND_LIMITED" | "SMS_PROVIDER_THROTTLED" | "SMS_NOT_CONFIGURED" | "SMS_PROVIDER_UNAVAILABLE" | "CROSS_SITE_REQUEST" | "API_KEY_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "WEBHOOK_URL_FORBIDDEN";
 
 /**
  * The error body: exactly these three fields, never a stack.
@@ -266,4 +266,40 @@ export type BatchLookupItemError = {
     code: string;
     message: string;
   };
+};
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
+
+/**
+ * A subscription as the console shows it; the secret is never part of it.
+ */
+export type WebhookSubscription = {
+  id: string;
+  url: string;
+  events: EventType[];
+  countries: string[];
+  operators: string[];
+  enabled: boolean;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type WebhookDelivery = {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  status: DeliveryStatus;
+  attempts: number;
+  response_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  next_attempt_at: string | null;
+};
+
+export type WebhookAttempt = {
+  id: string;
+  attempted_at: string;
+  response_status: number | null;
+  error: string | null;
 };

@@ -13,6 +13,7 @@ import { createApiKeyVerifier } from "./console/api-keys.ts";
 import { createMetering } from "./console/metering.ts";
 import { consoleSettings, type ConsoleSettings } from "./console/plans.ts";
 import { RateLimiter } from "./storage/rate-limiter.ts";
+import type { HostResolver } from "./webhooks/url-policy.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -39,6 +40,8 @@ export interface AppDeps {
   console: { settings: ConsoleSettings; limiter: RateLimiter };
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
+  /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
+  hostResolver?: HostResolver;
   /** Closes the database and the shared store; the HTTP server is closed before this. */
   close(): Promise<void>;
 }
@@ -48,6 +51,7 @@ export interface DepsOptions {
   log?: Logger;
   /** Prefix for shared-store keys (tests use one per server so they can share a Redis). */
   keyPrefix?: string;
+  hostResolver?: HostResolver;
 }
 
 /**
@@ -85,6 +89,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     console: { settings: consoleConfig, limiter },
     secrets,
     lifecycle: { shuttingDown: false },
+    hostResolver: options.hostResolver,
     async close() {
       await store.close();
       await closeDb();

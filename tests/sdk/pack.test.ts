@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { randomPhone, startTestServer, type TestServer } from "@ir21/server/testing";
+import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
 import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/signing.ts";
 
 /**
@@ -81,7 +81,8 @@ beforeAll(async () => {
     if (!/ERR_PNPM_NO_OFFLINE/.test(offline.message)) throw offline;
     return sh("pnpm", [...install, "--prefer-offline"], consumerDir);
   });
-  server = await startTestServer({ dataset: "demo" });
+  // The consumer subscribes a receiver on loopback; signatures carry the server clock, so start it at now.
+  server = await startTestServer({ dataset: "demo", env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, clock: new ManualClock(Date.now()) });
 }, 4 * STEP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -130,7 +131,7 @@ describe("the packed @ir21/sdk", () => {
     expect(unused, "exports the consumer fixture does not use").toEqual([]);
 
     await sh(process.execPath, [join(consumerDir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumerDir);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it("runs the consumer against a live server", async () => {
     const secret = generateSecret();
@@ -149,12 +150,15 @@ describe("the packed @ir21/sdk", () => {
     });
     const headers = deliveryHeaders({ eventId: "evt_consumer_1", timestampSeconds: now, rawBody: body, secret, previousSecret: null });
     const phone = randomPhone();
+    // The server's delivery worker, as `ir21-server serve` runs it, for the consumer's test event.
+    const worker = new DeliveryWorker(webhookEnv(server.deps), { pollIntervalMs: 50 });
+    worker.start();
     const { stdout } = await sh(process.execPath, [join(consumerDir, "out/consumer.js")], consumerDir, {
       IR21_BASE_URL: server.url,
       IR21_PHONE: phone,
       IR21_SMS_OUTBOX: server.deps.config.smsOutboxPath,
       IR21_DELIVERY: JSON.stringify({ headers, body, secret, now }),
-    });
+    }).finally(() => worker.stop());
     const report = JSON.parse(stdout);
     expect(report.typeChecks).toBe(true);
     expect(report.console).toEqual({
@@ -165,6 +169,7 @@ describe("the packed @ir21/sdk", () => {
       keyShownOnce: true,
       quota: true,
       rawStatus: 200,
+      webhook: { test: true, sameEvent: true, status: "delivered", attempts: [204] },
       afterLogout: { name: "Ir21ApiError", status: 401, code: "UNAUTHORIZED", hasRequestId: true, instance: true },
       constructed: { code: "RATE_LIMITED", retryAfter: 3 },
     });
@@ -192,5 +197,5 @@ describe("the packed @ir21/sdk", () => {
       failureCodes: ["MISSING_HEADER", "MALFORMED_SIGNATURE", "INVALID_TIMESTAMP", "TIMESTAMP_OUT_OF_TOLERANCE", "SIGNATURE_MISMATCH", "MALFORMED_BODY", "EVENT_ID_MISMATCH"],
       signatureHeader: "X-IR21-Signature",
     });
-  });
+  }, STEP_TIMEOUT_MS);
 });

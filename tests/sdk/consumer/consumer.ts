@@ -41,6 +41,7 @@ import {
   type DataMeta,
   type DataResult,
   type DatasetCounts,
+  type DeliveryStatus,
   type DownloadOptions,
   type EnvelopeMeta,
   type ErrorBody,
@@ -81,6 +82,9 @@ import {
   type SyncChangesOptions,
   type SyncChangesResult,
   type User,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookSubscription,
 } from "@ir21/sdk";
 import {
   createEventDeduplicator,
@@ -207,6 +211,7 @@ async function consoleFlow() {
   const { key, item } = await later.console.apiKeys.create.mutate({ name: "consumer" });
   const keys: ConsoleOutputs["console"]["apiKeys"]["list"]["items"] = (await later.console.apiKeys.list.query()).items;
   const usage = await later.console.usage.query();
+  const webhook = await deliveryFlow(later);
   // The plain fetch wrapper, for calls outside the typed client: the same session.
   const raw = await cookieFetch(fetch, memoryCookieJar(session))(`${baseUrl}/auth/me`);
   await later.auth.logout.mutate();
@@ -221,10 +226,54 @@ async function consoleFlow() {
     keyShownOnce: key.startsWith(item.prefix) && keys.length === 1 && !JSON.stringify(keys).includes(key),
     quota: typeof usage.quota === "number",
     rawStatus: raw.status,
+    webhook,
     afterLogout: apiError && { name: apiError.name, status: apiError.status, code: apiError.code, hasRequestId: typeof apiError.requestId === "string", instance: apiError instanceof Ir21ApiError },
     constructed: { code: constructed.code, retryAfter: constructed.retryAfter },
     apiKey: key,
   };
+}
+
+/**
+ * A real delivery: a subscription to a receiver in this process, a test event sent by the server's
+ * worker (the test runs one), verified with the SDK; then the delivery as the console reports it.
+ */
+async function deliveryFlow(ir21: ConsoleClient) {
+  const secrets: string[] = [];
+  let resolveDelivered!: (event: EventPayload) => void;
+  const delivered = new Promise<EventPayload>((resolve) => (resolveDelivered = resolve));
+  const receiver = createServer(async (req, res) => {
+    try {
+      const event = await verifyNodeRequest(req, { secrets });
+      res.writeHead(204).end();
+      resolveDelivered(event);
+    } catch (error) {
+      res.writeHead(isWebhookVerificationError(error) ? 400 : 500).end();
+    }
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ir21`;
+    const created = await ir21.webhooks.create.mutate({ url, events: ["ir21.catalog.updated"] });
+    const subscription: WebhookSubscription = created.item;
+    secrets.push(created.secret);
+    const { delivery_id } = await ir21.webhooks.sendTest.mutate({ id: subscription.id });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no delivery within 60 s")), 60_000)));
+    const event = await Promise.race([delivered, timeout]).finally(() => clearTimeout(timer));
+    const status: DeliveryStatus = "delivered";
+    let delivery: WebhookDelivery | undefined;
+    let attempts: WebhookAttempt[] = [];
+    // The worker records the attempt just after the receiver answered.
+    for (let i = 0; i < 100 && delivery?.status !== status; i++) {
+      const detail = await ir21.webhooks.getDelivery.query({ id: subscription.id, deliveryId: delivery_id });
+      delivery = detail.item;
+      attempts = detail.attempts;
+      if (delivery.status !== status) await new Promise((r) => setTimeout(r, 100));
+    }
+    return { test: event.test, sameEvent: delivery?.event_id === event.id, status: delivery?.status, attempts: attempts.map((a) => a.response_status) };
+  } finally {
+    receiver.close();
+  }
 }
 
 async function dataFlow(apiKey: string) {
