@@ -5,7 +5,8 @@ import { agreementOf, lastSmsCode, randomPhone, signIn, startTestServer, type Te
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  // Webhook URLs are resolved when a subscription is made; tests answer DNS themselves (a public address).
+  server = await startTestServer({ hostResolver: async () => [{ address: "93.184.215.14", family: 4 }] });
 });
 afterAll(() => server.close());
 
@@ -142,6 +143,46 @@ describe("console client: keys, sessions, usage, plan, billing", () => {
     const anonymous = createConsoleClient({ baseUrl: server.url });
     const error = await anonymous.console.usage.query().catch((e: unknown) => e);
     expect(isIr21ApiError(error, "UNAUTHORIZED")).toBe(true);
+  });
+});
+
+describe("console client: webhooks", () => {
+  it("creates, lists, updates, rotates, retries and deletes subscriptions, with the contract's errors", async () => {
+    const { ir21 } = await signInWithSdk();
+    const forbidden = await ir21.webhooks.create.mutate({ url: "http://127.0.0.1:9/hook", events: ["ir21.operator.updated"] }).catch((e: unknown) => e);
+    expect(forbidden).toMatchObject({ status: 400, code: "WEBHOOK_URL_FORBIDDEN" });
+    // Creating does not contact the URL; delivering (not done here) would re-check it at connect time.
+    const { item, secret } = await ir21.webhooks.create.mutate({ url: "https://hooks.example.com/ir21", events: ["ir21.catalog.updated"], countries: ["cn"] });
+    expect(secret).toMatch(/^whsec_[\w-]{43}$/);
+    expect(item).toMatchObject({ url: "https://hooks.example.com/ir21", countries: ["CN"], enabled: true, previous_secret_expires_at: null });
+    expect((await ir21.webhooks.list.query()).items.map((w) => w.id)).toEqual([item.id]);
+    expect(JSON.stringify(await ir21.webhooks.list.query())).not.toContain(secret);
+
+    const rotated = await ir21.webhooks.rotateSecret.mutate({ id: item.id, grace_seconds: 60 });
+    expect(rotated.secret).not.toBe(secret);
+    expect(rotated.previous_secret_expires_at).toMatch(isoTime);
+    const again = await ir21.webhooks.rotateSecret.mutate({ id: item.id }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ status: 409, code: "CONFLICT" });
+    expect(await ir21.webhooks.revokePreviousSecret.mutate({ id: item.id })).toEqual({ revoked: true });
+
+    const { delivery_id } = await ir21.webhooks.sendTest.mutate({ id: item.id });
+    const listed = await ir21.webhooks.listDeliveries.query({ id: item.id, status: "pending", limit: 5 });
+    expect(listed).toMatchObject({ total: 1, next_cursor: null, items: [{ id: delivery_id, status: "pending", event_type: "ir21.catalog.updated" }] });
+    expect(await ir21.webhooks.retryDeliveries.mutate({ id: item.id, delivery_ids: [delivery_id] })).toMatchObject({ delivery_ids: [delivery_id] });
+
+    const { item: disabled } = await ir21.webhooks.update.mutate({ id: item.id, enabled: false });
+    expect(disabled.enabled).toBe(false);
+    expect(await ir21.webhooks.sendTest.mutate({ id: item.id }).catch((e: unknown) => (e as Ir21ApiError).code)).toBe("CONFLICT");
+    expect(await ir21.webhooks.delete.mutate({ id: item.id })).toEqual({ deleted: true });
+    expect(await ir21.webhooks.getDelivery.query({ id: item.id, deliveryId: delivery_id }).catch((e: unknown) => (e as Ir21ApiError).status)).toBe(404);
+  });
+
+  it("keeps tenants apart: another account's subscription is 404", async () => {
+    const alice = await signInWithSdk();
+    const bob = await signInWithSdk();
+    const { item } = await alice.ir21.webhooks.create.mutate({ url: "https://hooks.example.com/a", events: ["ir21.operator.added"] });
+    const error = await bob.ir21.webhooks.update.mutate({ id: item.id, enabled: false }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 404, code: "NOT_FOUND" });
   });
 });
 
