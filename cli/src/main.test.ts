@@ -46,7 +46,8 @@ describe("help at every level", () => {
     const names = paths.map((p) => p.join(" "));
     for (const expected of ["login", "whoami", "logout", "keys list", "keys create", "keys revoke", "sessions list", "sessions revoke", "sessions revoke-others", "usage", "plan", "billing", "contact",
       "webhooks list", "webhooks create", "webhooks update", "webhooks delete", "webhooks enable", "webhooks disable", "webhooks test", "webhooks rotate-secret", "webhooks revoke-previous",
-      "deliveries list", "deliveries show", "deliveries retry"]) {
+      "deliveries list", "deliveries show", "deliveries retry", "verify",
+      "lookup", "countries", "operators", "ranges", "changes", "export", "meta"]) {
       expect(names).toContain(expected);
     }
   });

@@ -4,9 +4,12 @@ import { accountCommands } from "./commands/account.ts";
 import { authCommands } from "./commands/auth.ts";
 import { configCommand } from "./commands/config.ts";
 import { contactCommand } from "./commands/contact.ts";
+import { dataCommands } from "./commands/data.ts";
+import { exportCommand } from "./commands/export.ts";
 import { deliveriesCommand } from "./commands/deliveries.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
+import { verifyCommand } from "./commands/verify.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { AuthRequiredError, CheckFailed, EXIT, Interrupted, UsageError, type ExitCode } from "./errors.ts";
 import { renderHelp } from "./help.ts";
@@ -32,6 +35,9 @@ export function rootCommand(rt: Runtime): Ir21Command {
       webhooks: webhooksCommand(rt),
       deliveries: deliveriesCommand(rt),
       contact: contactCommand(rt),
+      ...dataCommands(rt),
+      export: exportCommand(rt),
+      verify: verifyCommand(rt),
       config: configCommand(rt),
     },
   });

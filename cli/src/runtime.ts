@@ -4,7 +4,7 @@ import type { Globals } from "./command.ts";
 import { AuthRequiredError, UsageError } from "./errors.ts";
 import { Output } from "./output.ts";
 import { Prompter } from "./prompt.ts";
-import { openConsole, type ConsoleClient } from "./sdk.ts";
+import { openConsole, openData, type ConsoleClient, type DataApi } from "./sdk.ts";
 
 /** Where the CLI reads and writes; the process's own streams, or a test's. */
 export interface Io {
@@ -100,6 +100,20 @@ export class Runtime {
       throw new AuthRequiredError(why, `Run \`${this.commandPrefix()} login\` first.`);
     }
     return this.#console(session);
+  }
+
+  /**
+   * The data client: with the API key (flag > env > profile) if there is one, else the profile's login
+   * for this server, else anonymous (the public projection; key-only routes then answer 401, exit 3).
+   */
+  data(): DataApi {
+    const profile = this.profile.read();
+    const session = this.session(profile);
+    return openData({
+      baseUrl: this.baseUrl(profile).value,
+      apiKey: this.apiKey(profile)?.value ?? null,
+      session: session ? { cookie: session.cookie, expiresAt: session.expires_at } : null,
+    });
   }
 
   /** `ir21` plus the flags that select this profile, for hints the user can paste. */

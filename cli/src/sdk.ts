@@ -1,4 +1,7 @@
-import { createConsoleClient } from "@ir21/sdk";
+import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, type DataClient } from "@ir21/sdk";
+
+export { EXPORT_RESOURCES, type ExportResource } from "@ir21/sdk";
+export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@ir21/sdk/webhooks";
 
 /**
  * The CLI's one seam onto @ir21/sdk: which client to build and how to read its failures. Commands
@@ -36,6 +39,22 @@ export function openConsole(options: ConsoleOptions): ConsoleClient {
   });
 }
 
+/**
+ * The /v1 data client. Full fields with an API key or a session; anonymous callers get the public
+ * projection, so renderers treat every field beyond the public ones as possibly absent.
+ */
+export type DataApi = DataClient<"full">;
+
+export function openData(options: { baseUrl: string; apiKey: string | null; session: SdkSession | null }): DataApi {
+  if (options.apiKey !== null) return createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  if (options.session !== null) {
+    const cookie = options.session.cookie;
+    // Data calls only read the session; a refreshed cookie is picked up by the next console call.
+    return createClient({ baseUrl: options.baseUrl, cookies: { get: () => cookie, set: () => undefined } });
+  }
+  return createClient({ baseUrl: options.baseUrl }) as unknown as DataApi;
+}
+
 /** A failure reported by the service (or by the SDK when no answer came), in the contract's terms. */
 export interface ApiFailure {
   /** HTTP status; 0 when no response arrived. */
@@ -46,60 +65,16 @@ export interface ApiFailure {
   retryAfter: number | null;
 }
 
-interface TrpcErrorLike {
-  name: string;
-  message: string;
-  data?: { appCode?: unknown; httpStatus?: unknown; requestId?: unknown; retryAfter?: unknown } | null;
-  cause?: unknown;
-}
-
 /** The service failure carried by `error`, or null when it is something else (a bug, a local error). */
 export function apiFailureOf(error: unknown): ApiFailure | null {
-  if (!(error instanceof Error)) return null;
-  const shaped = error as Error & Partial<ApiFailure> & { status?: unknown; code?: unknown };
-  // The SDK's own error class: status + string code + requestId.
-  if (typeof shaped.status === "number" && typeof shaped.code === "string" && "requestId" in shaped) {
-    return {
-      status: shaped.status,
-      code: shaped.code,
-      message: shaped.message,
-      requestId: typeof shaped.requestId === "string" ? shaped.requestId : null,
-      retryAfter: typeof shaped.retryAfter === "number" ? shaped.retryAfter : null,
-    };
-  }
-  const trpc = error as TrpcErrorLike;
-  if (trpc.name === "TRPCClientError") {
-    const data = trpc.data ?? {};
-    if (typeof data.appCode === "string") {
-      return {
-        status: typeof data.httpStatus === "number" ? data.httpStatus : 0,
-        code: data.appCode,
-        message: trpc.message,
-        requestId: typeof data.requestId === "string" ? data.requestId : null,
-        retryAfter: typeof data.retryAfter === "number" ? data.retryAfter : null,
-      };
-    }
-    const unreachable = trpc.cause instanceof Error && /fetch failed|ECONNREFUSED|ENOTFOUND|network/i.test(`${trpc.message} ${trpc.cause.message}`);
-    return {
-      status: 0,
-      code: unreachable ? "NETWORK_ERROR" : "UNEXPECTED_RESPONSE",
-      message: unreachable ? `Could not reach the server (${describeCause(trpc.cause)})` : trpc.message,
-      requestId: null,
-      retryAfter: null,
-    };
-  }
-  return null;
-}
-
-function describeCause(cause: unknown): string {
-  const inner = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
-  const code = (inner as { code?: unknown })?.code;
-  return typeof code === "string" ? code : inner instanceof Error ? inner.message : String(inner);
+  if (!isIr21ApiError(error)) return null;
+  return { status: error.status, code: error.code, message: error.message, requestId: error.requestId, retryAfter: error.retryAfter };
 }
 
 /**
- * The agreement versions this CLI asks people to accept (contract "Versioning": 2026-09-08 for both the
- * terms and the privacy policy). The server does not publish its current versions; when it has moved
- * on it answers AGREEMENT_OUTDATED naming them, and `login --terms-version/--privacy-version` accept those.
+ * The agreement versions this CLI asks people to accept: the SDK's (contract "Versioning": 2026-09-08
+ * for both the terms and the privacy policy). The server does not publish its current versions; when it
+ * has moved on it answers AGREEMENT_OUTDATED naming them, and `login --terms-version/--privacy-version`
+ * accept those.
  */
-export const AGREEMENT_VERSIONS = { terms: "2026-09-08", privacy: "2026-09-08" } as const;
+export const AGREEMENT_VERSIONS = { terms: AGREEMENT_VERSION, privacy: AGREEMENT_VERSION } as const;

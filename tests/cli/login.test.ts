@@ -47,6 +47,8 @@ describe("ir21 login (scripted)", () => {
     const profile = cli.profile();
     expect(profile.session.cookie).toMatch(/^ir21_session=ses_/);
     expect(profile.session.base_url).toBe(server.url);
+    // The expiry the server set (idle timeout) is kept, so an expired login is never sent.
+    expect(Date.parse(profile.session.expires_at)).toBeGreaterThan(Date.now() + 29 * 86_400_000);
     expect(profile.base_url).toBe(server.url);
     expect(profile.pending_login).toBeUndefined();
     expect(mode(cli.profilePath())).toBe(0o600);

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryWorker, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { CliSandbox } from "./harness.ts";
@@ -172,5 +174,33 @@ describe("ir21 deliveries", () => {
     } finally {
       otherTenant.cleanup();
     }
+  });
+});
+
+describe("ir21 verify on a real delivery", () => {
+  it("accepts what the server signed (also the previous secret during a rotation) and refuses a tampered body", async () => {
+    receiver.fallback = { status: 200, body: "ok" };
+    const secret = (await cli.run(["webhooks", "create", "--url", `${receiver.url}/verify-me`, "--event", "all"])).stdout.trim();
+    const id = (await cli.run(["--json", "webhooks", "list"])).json().items.find((s: { url: string }) => s.url.endsWith("/verify-me")).id;
+    const newSecret = (await cli.run(["webhooks", "rotate-secret", id, "--grace", "3600"])).stdout.trim();
+    expect((await cli.run(["webhooks", "test", id])).code).toBe(0);
+    await worker.drain();
+    const delivered = receiver.requests.filter((r) => r.path === "/verify-me").at(-1)!;
+    expect(delivered.headers["x-ir21-signature-previous"]).toMatch(/^v1=/);
+
+    const headersFile = join(cli.home, "delivery-headers.txt");
+    const bodyFile = join(cli.home, "delivery-body.json");
+    writeFileSync(headersFile, Object.entries(delivered.headers).map(([name, value]) => `${name}: ${value}`).join("\n"));
+    writeFileSync(bodyFile, delivered.body);
+    // The server signed at its (manual) clock's time: check as of then.
+    const at = String(delivered.headers["x-ir21-timestamp"]);
+    for (const key of [newSecret, secret]) {
+      const ok = await cli.run(["--json", "verify", "--secret", key, "--headers-file", headersFile, "--body-file", bodyFile, "--at", at]);
+      expect(ok.code).toBe(0);
+      expect(ok.json().event).toMatchObject({ id: delivered.headers["x-ir21-event-id"], test: true });
+    }
+    const tampered = await cli.run(["--json", "verify", "--secret", newSecret, "--headers-file", headersFile, "--at", at], { input: delivered.body.replace("true", "false") });
+    expect(tampered.code).toBe(2);
+    expect(tampered.jsonError().code).toBe("SIGNATURE_MISMATCH");
   });
 });

@@ -1,0 +1,329 @@
+import { leaf, type Ir21Command } from "../command.ts";
+import { UsageError } from "../errors.ts";
+import { humanTime } from "../output.ts";
+import type { Runtime } from "../runtime.ts";
+import type { DataApi } from "../sdk.ts";
+import { integer, listOf } from "./shared.ts";
+
+/**
+ * The catalogue (/v1): lookups, countries, operators, number ranges, the change log and the dataset's
+ * metadata. Credentials: an API key (--api-key, IR21_API_KEY or the profile), else the profile's login,
+ * else anonymous, which sees the public projection and gets 401 (exit 3) on key-only routes.
+ */
+
+type Page<T> = { items: T[]; next_cursor: string | null };
+type Listing<Q, T> = { list(query: Q): Promise<{ data: Page<T> }> };
+
+const PAGE_FLAGS = {
+  limit: { type: "string", valueHint: "1-1000", default: "100", description: "Items per page" },
+  cursor: { type: "string", valueHint: "cursor", description: "Continue from a previous page's next_cursor" },
+  all: { type: "boolean", description: "Follow next_cursor to the end (mind the quota: one unit per page)" },
+} as const;
+
+const CREDENTIALS_NOTE = "Uses --api-key / IR21_API_KEY / the profile's key, else your login, else anonymous access.";
+
+export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
+  return {
+    lookup: leaf({
+      category: "Data",
+      summary: "Look up a phone number (MSISDN) or an IMSI",
+      details: [
+        "A value starting with + (or given with --country) is a phone number; 14-15 digits without + are",
+        "taken as an IMSI (force either with --number or --imsi). range_holder is the original holder of",
+        "the number's range, not necessarily today's carrier (numbers are ported).",
+        CREDENTIALS_NOTE,
+      ].join("\n"),
+      examples: ["ir21 lookup +8613912345678", "ir21 lookup 13912345678 --country CN", "ir21 lookup 460001234567890", "ir21 --json lookup +8613912345678 | jq .range_holder"],
+      args: {
+        value: { type: "positional", required: true, description: "A phone number (E.164, or national with --country) or an IMSI" },
+        country: { type: "string", valueHint: "CC", description: "The country of a national number (ISO alpha-2)" },
+        imsi: { type: "boolean", description: "Treat the value as an IMSI" },
+        number: { type: "boolean", description: "Treat the value as a phone number" },
+      },
+      run: async (args) => {
+        if (args.imsi && (args.number || args.country)) throw new UsageError("--imsi does not go with --number or --country");
+        const compact = args.value.replace(/[\s-]/g, "");
+        const asImsi = args.imsi || (!args.number && !args.country && /^\d{14,15}$/.test(compact));
+        const client = rt.data();
+        if (asImsi) {
+          const { data } = await client.lookupImsi(compact);
+          rt.out.result(data, () => {
+            rt.out.fields([
+              ["IMSI", data.imsi],
+              ["MCC-MNC", data.mcc ? `${data.mcc}-${data.mnc ?? "?"}${data.ambiguous ? " (2- and 3-digit MNC both exist)" : ""}` : null],
+              ["Country", data.country_iso2],
+              ["Network", data.network ? `${data.network.id}${data.network.name ? ` ${data.network.name}` : ""}` : null],
+              ["Operator", operatorLabel(data.operator)],
+              ["IMSI range", data.range?.id],
+            ]);
+          });
+          return;
+        }
+        const { data } = await client.lookup(args.value, { country: args.country });
+        rt.out.result(data, () => {
+          rt.out.fields([
+            ["Number", data.number],
+            ["Country", data.country_iso2],
+            ["Valid", data.valid],
+            ["Type", data.number_type],
+            ["Range holder", [data.range_holder, data.range?.range_holder_local].filter(Boolean).join(" / ") || null],
+            ["Operator", operatorLabel(data.operator)],
+            ["Range", data.range ? `${data.range.id}${data.match ? ` (prefix ${data.match.prefix})` : ""}` : null],
+            ["Network", data.network?.id],
+            ["Networks", data.networks?.map((n: { id: string }) => n.id).join(", ")],
+          ]);
+          if (data.note) rt.out.info(data.note);
+        });
+      },
+    }),
+    countries: leaf({
+      category: "Data",
+      summary: "List countries (or show one) with calling codes and MCCs",
+      examples: ["ir21 countries", "ir21 countries CN", "ir21 --json countries | jq -r '.items[].iso2'"],
+      args: { iso2: { type: "positional", required: false, description: "One country's ISO alpha-2 code" } },
+      run: async (args) => {
+        const client = rt.data();
+        if (args.iso2) {
+          const { data } = await client.countries.get(args.iso2);
+          rt.out.result(data, () => rt.out.fields(countryFields(data)));
+          return;
+        }
+        const { data } = await client.countries.list();
+        rt.out.result(data, () =>
+          rt.out.table(
+            data.items,
+            [
+              { header: "ISO2", value: (c) => c.iso2 },
+              { header: "ISO3", value: (c) => c.iso3 },
+              { header: "NAME", value: (c) => c.name },
+              { header: "中文", value: (c) => c.name_zh },
+              { header: "CALLING", value: (c) => c.calling_codes.map((code: string) => `+${code}`).join(" ") },
+              { header: "MCC", value: (c) => c.mccs.join(" ") },
+            ],
+            "No countries in the current dataset.",
+          ),
+        );
+      },
+    }),
+    operators: leaf({
+      category: "Data",
+      summary: "List operators (or show one with its networks)",
+      details: CREDENTIALS_NOTE,
+      examples: ["ir21 operators --country CN", "ir21 operators --q mobile", "ir21 operators cn.china-mobile", "ir21 --json operators --country CN --all"],
+      args: {
+        id: { type: "positional", required: false, description: "One operator's id, e.g. cn.china-mobile" },
+        country: { type: "string", valueHint: "CC", description: "Only this country's operators" },
+        q: { type: "string", valueHint: "text", description: "Search name, brand and local name (2 characters or more)" },
+        ...PAGE_FLAGS,
+      },
+      run: async (args) => {
+        const client = rt.data();
+        if (args.id) {
+          const { data } = await client.operators.get(args.id);
+          rt.out.result(data, () => {
+            rt.out.fields([
+              ["Operator", data.id],
+              ["Name", [data.name, data.name_local].filter(Boolean).join(" / ")],
+              ["Country", data.country_iso2],
+              ["Brand", data.brand],
+              ["Status", data.status],
+              ["TADIG", data.tadig],
+              ["Number ranges", data.number_range_counts ? `${data.number_range_counts.total} (${data.number_range_counts.mobile} mobile)` : null],
+            ]);
+            rt.out.line();
+            rt.out.table(
+              data.networks ?? [],
+              [
+                { header: "NETWORK", value: (n) => n.id },
+                { header: "NAME", value: (n) => n.name },
+                { header: "TYPE", value: (n) => n.network_type },
+                { header: "TECHNOLOGIES", value: (n) => n.technologies?.join(" ") },
+                { header: "STATUS", value: (n) => n.status },
+              ],
+              "No networks.",
+            );
+          });
+          return;
+        }
+        const page = await pageOf(client.operators, { country: args.country, q: args.q }, args);
+        rt.out.result(page, () => {
+          rt.out.table(
+            page.items,
+            [
+              { header: "ID", value: (o) => o.id },
+              { header: "COUNTRY", value: (o) => o.country_iso2 },
+              { header: "NAME", value: (o) => o.name },
+              { header: "LOCAL NAME", value: (o) => o.name_local },
+              { header: "BRAND", value: (o) => o.brand },
+              { header: "STATUS", value: (o) => o.status },
+            ],
+            "No operators match.",
+          );
+          moreHint(rt, page, "operators");
+        });
+      },
+    }),
+    ranges: leaf({
+      category: "Data",
+      summary: "List number ranges (MSISDN prefixes and IMSI ranges)",
+      details: `Needs an API key or a login. ${CREDENTIALS_NOTE}`,
+      examples: ["ir21 ranges --country CN --kind mobile", "ir21 ranges --prefix 86139", "ir21 ranges --operator cn.china-mobile --all --json > ranges.json"],
+      args: {
+        country: { type: "string", valueHint: "CC", description: "Only this country" },
+        operator: { type: "string", valueHint: "id", description: "Only this operator's ranges" },
+        kind: { type: "enum", options: ["mobile", "fixed", "other"], description: "Only this kind of number" },
+        plan: { type: "enum", options: ["e164", "e212"], description: "e164 phone numbers or e212 IMSI ranges" },
+        prefix: { type: "string", valueHint: "digits", description: "Ranges starting with these digits, country code included (e.g. 86139)" },
+        ...PAGE_FLAGS,
+      },
+      run: async (args) => {
+        const client = rt.data();
+        const query = { country: args.country, operator: args.operator, kind: args.kind as "mobile" | undefined, plan: args.plan as "e164" | undefined, prefix: args.prefix };
+        const page = await pageOf(client.numberRanges, query, args);
+        rt.out.result(page, () => {
+          rt.out.table(
+            page.items,
+            [
+              { header: "ID", value: (r) => r.id },
+              { header: "PLAN", value: (r) => r.plan },
+              { header: "KIND", value: (r) => r.kind },
+              { header: "COUNTRY", value: (r) => r.country_iso2 },
+              { header: "RANGE", value: (r) => r.prefix ?? `${r.start}-${r.end}` },
+              { header: "HOLDER", value: (r) => r.range_holder_local ?? r.range_holder },
+              { header: "OPERATOR", value: (r) => r.operator_id },
+            ],
+            "No number ranges match.",
+          );
+          moreHint(rt, page, "ranges");
+        });
+      },
+    }),
+    changes: leaf({
+      category: "Data",
+      summary: "List catalogue changes after a dataset version (catch-up by version)",
+      details: [
+        "Events after --since (exclusive; none for the whole log), oldest first. Follow the pages, then use",
+        "current_version as the next --since. ir21.catalog.updated (reload the snapshot) always comes through",
+        `the filters. Needs an API key or a login. ${CREDENTIALS_NOTE}`,
+      ].join("\n"),
+      examples: ["ir21 changes --since 2026-11-23.000001", "ir21 changes --since none --all --json > changes.json", "ir21 changes --since 2026-11-23.000001 --type ir21.operator.updated --country CN"],
+      repeatable: ["type", "country", "operator"],
+      args: {
+        since: { type: "string", valueHint: "version", required: true, description: "The dataset version you hold, or none" },
+        type: { type: "string", valueHint: "event-type", description: "Only these event types (repeatable or comma-separated)" },
+        country: { type: "string", valueHint: "CC", description: "Only these countries (repeatable or comma-separated)" },
+        operator: { type: "string", valueHint: "id", description: "Only these operators (repeatable or comma-separated)" },
+        ...PAGE_FLAGS,
+      },
+      run: async (args) => {
+        const client = rt.data();
+        const filter = {
+          since: args.since,
+          types: rt.repeated.type ? (listOf(rt.repeated.type) as never[]) : undefined,
+          country: rt.repeated.country ? listOf(rt.repeated.country) : undefined,
+          operator: rt.repeated.operator ? listOf(rt.repeated.operator) : undefined,
+        };
+        const limit = integer(args.limit, "--limit", { min: 1, max: 1000 });
+        let page: Awaited<ReturnType<DataApi["changes"]["list"]>>["data"];
+        if (args.all) {
+          if (args.cursor) throw new UsageError("--all starts from the beginning: it does not take --cursor");
+          page = (await client.changes.list({ ...filter, limit })).data;
+          const items = [...page.items];
+          while (page.next_cursor) {
+            page = (await client.changes.list({ ...filter, limit, cursor: page.next_cursor })).data;
+            items.push(...page.items);
+          }
+          page = { ...page, items, next_cursor: null };
+        } else {
+          page = (await client.changes.list({ ...filter, limit, cursor: args.cursor })).data;
+        }
+        const result = page;
+        rt.out.result(result, () => {
+          rt.out.table(
+            result.items,
+            [
+              { header: "EVENT", value: (e) => e.id },
+              { header: "TYPE", value: (e) => e.type.replace(/^ir21\./, "") },
+              { header: "VERSION", value: (e) => e.dataset_version },
+              { header: "COUNTRY", value: (e) => e.country_iso2 },
+              { header: "OPERATOR", value: (e) => e.operator_id },
+              { header: "OCCURRED", value: (e) => humanTime(e.occurred_at) },
+            ],
+            "No changes.",
+          );
+          if (result.next_cursor) rt.out.info(`More: ${rt.commandPrefix()} changes --since ${args.since} --cursor ${result.next_cursor} (or --all)`);
+          else rt.out.info(`Up to date with ${result.current_version}: next time use --since ${result.current_version}`);
+        });
+      },
+    }),
+    meta: leaf({
+      category: "Data",
+      summary: "Show the current dataset version, its counts, sources and licences",
+      examples: ["ir21 meta", "ir21 --json meta | jq -r .dataset_version"],
+      args: {},
+      run: async () => {
+        const { data } = await rt.data().meta();
+        rt.out.result(data, () => {
+          rt.out.fields([
+            ["Version", data.dataset_version],
+            ["Previous", data.previous_version],
+            ["Source mode", data.source_mode],
+            ["Published", humanTime(data.source_published_at)],
+            ["Imported", humanTime(data.ingested_at)],
+            ["Countries", data.counts?.countries],
+            ["Operators", data.counts?.operators],
+            ["Networks", data.counts?.networks],
+            ["Number ranges", data.counts?.number_ranges],
+            ["Capabilities", data.counts?.capabilities],
+          ]);
+          rt.out.line();
+          rt.out.table(
+            data.sources ?? [],
+            [
+              { header: "SOURCE", value: (s) => s.id },
+              { header: "VERSION", value: (s) => s.version },
+              { header: "LICENCE", value: (s) => s.license },
+            ],
+            "No sources.",
+          );
+          if (data.attribution) rt.out.info(data.attribution);
+        });
+      },
+    }),
+  };
+}
+
+/** One page, or with `--all` every page merged into one (`next_cursor: null`). */
+async function pageOf<Q extends object, T>(listing: Listing<Q & { limit?: number; cursor?: string }, T>, query: Q, args: { limit: string; cursor?: string; all?: boolean }): Promise<Page<T>> {
+  const limit = integer(args.limit, "--limit", { min: 1, max: 1000 });
+  if (!args.all) return (await listing.list({ ...query, limit, cursor: args.cursor })).data;
+  if (args.cursor) throw new UsageError("--all starts from the beginning: it does not take --cursor");
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const { data } = await listing.list({ ...query, limit, cursor });
+    items.push(...data.items);
+    cursor = data.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return { items, next_cursor: null };
+}
+
+function moreHint(rt: Runtime, page: Page<unknown>, command: string): void {
+  if (page.next_cursor) rt.out.info(`More: ${rt.commandPrefix()} ${command} … --cursor ${page.next_cursor} (or --all)`);
+}
+
+function operatorLabel(operator: { id: string; name: string; name_local?: string | null } | null | undefined): string | null {
+  if (!operator) return null;
+  return `${operator.name}${operator.name_local ? ` / ${operator.name_local}` : ""} (${operator.id})`;
+}
+
+function countryFields(c: { iso2: string; iso3: string | null; name: string; name_zh: string | null; calling_codes: string[]; mccs: string[] }) {
+  return [
+    ["Country", c.iso2],
+    ["ISO3", c.iso3],
+    ["Name", [c.name, c.name_zh].filter(Boolean).join(" / ")],
+    ["Calling codes", c.calling_codes.map((code) => `+${code}`).join(" ")],
+    ["MCCs", c.mccs.join(" ")],
+  ] as const;
+}
+
