@@ -26,7 +26,7 @@ export function rootCommand(rt: Runtime): Ir21Command {
     details:
       "Sign in with a mainland-China mobile number, manage API keys, sessions and webhooks, and query the\n" +
       "catalogue of number ranges, operators and networks.",
-    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 --profile staging whoami"],
+    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 --profile staging whoami"],
     commands: {
       ...authCommands(rt),
       keys: keysCommand(rt),

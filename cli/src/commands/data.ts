@@ -2,7 +2,7 @@ import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { DataApi } from "../sdk.ts";
+import type { DataApi, EventType } from "../sdk.ts";
 import { integer, listOf } from "./shared.ts";
 
 /**
@@ -219,7 +219,8 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         const client = rt.data();
         const filter = {
           since: args.since,
-          types: rt.repeated.type ? (listOf(rt.repeated.type) as never[]) : undefined,
+          // Unknown type names are left for the server to refuse, with its own message.
+          types: rt.repeated.type ? (listOf(rt.repeated.type) as EventType[]) : undefined,
           country: rt.repeated.country ? listOf(rt.repeated.country) : undefined,
           operator: rt.repeated.operator ? listOf(rt.repeated.operator) : undefined,
         };

@@ -2,10 +2,9 @@ import { group, leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { ConsoleClient } from "../sdk.ts";
+import type { ConsoleClient, EventType } from "../sdk.ts";
 import { confirmOrYes, integer, listOf, YES_FLAG } from "./shared.ts";
 
-type EventType = Parameters<ConsoleClient["webhooks"]["create"]["mutate"]>[0]["events"][number];
 type Subscription = Awaited<ReturnType<ConsoleClient["webhooks"]["list"]["query"]>>["items"][number];
 
 /** The contract's event types, so `--event all` and the help can name them. */
