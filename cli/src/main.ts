@@ -5,8 +5,8 @@ import { authCommands } from "./commands/auth.ts";
 import { configCommand } from "./commands/config.ts";
 import { contactCommand } from "./commands/contact.ts";
 import { dataCommands } from "./commands/data.ts";
-import { exportCommand } from "./commands/export.ts";
 import { deliveriesCommand } from "./commands/deliveries.ts";
+import { exportCommand } from "./commands/export.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
 import { verifyCommand } from "./commands/verify.ts";
@@ -16,8 +16,9 @@ import { renderHelp } from "./help.ts";
 import { Output } from "./output.ts";
 import { Runtime, type Io } from "./runtime.ts";
 import { apiFailureOf } from "./sdk.ts";
+import packageJson from "../package.json" with { type: "json" };
 
-export const VERSION = "0.1.0";
+export const VERSION: string = packageJson.version;
 
 /** The whole command tree for one run (commands close over the run's runtime). */
 export function rootCommand(rt: Runtime): Ir21Command {

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "@ir21/server/testing";
 import { BIN, CliSandbox, lastSmsCode, randomPhone } from "./harness.ts";
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterEach(() => {
   for (const socket of sockets.splice(0)) {
     try {
-      execFileSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
+      execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" });
     } catch {
       // Already gone.
     }
@@ -31,26 +32,27 @@ afterAll(async () => {
 });
 
 class Terminal {
-  readonly socket = `ir21-test-${randomBytes(4).toString("hex")}`;
+  readonly socket: string;
 
   constructor(cli: CliSandbox, args: string[]) {
+    this.socket = join(cli.home, `tmux-${randomBytes(4).toString("hex")}.sock`);
     sockets.push(this.socket);
     const env = Object.entries({ ...cli.env(), TERM: "xterm-256color" }).map(([k, v]) => `${k}=${shellQuote(v)}`);
     const command = `env -i ${env.join(" ")} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(" ")}; echo "EXIT=$?"; sleep 600`;
-    execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", "120", "-y", "40", command]);
+    execFileSync("tmux", ["-S", this.socket, "-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", "120", "-y", "40", command]);
   }
 
   screen(): string {
-    return execFileSync("tmux", ["-L", this.socket, "capture-pane", "-p", "-t", "cli"], { encoding: "utf8" });
+    return execFileSync("tmux", ["-S", this.socket, "capture-pane", "-p", "-t", "cli"], { encoding: "utf8" });
   }
 
   keys(...keys: string[]): void {
-    execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "cli", ...keys]);
+    execFileSync("tmux", ["-S", this.socket, "send-keys", "-t", "cli", ...keys]);
   }
 
   /** Types text literally (no key-name lookup), then presses Enter. */
   type(text: string): void {
-    execFileSync("tmux", ["-L", this.socket, "send-keys", "-t", "cli", "-l", text]);
+    execFileSync("tmux", ["-S", this.socket, "send-keys", "-t", "cli", "-l", text]);
     this.keys("Enter");
   }
 
