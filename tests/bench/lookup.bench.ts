@@ -9,7 +9,9 @@
  * rate limits set out of the way: what is measured is access resolution (API key or session), the
  * metering's counters, the lookup and the envelope. Numbers rotate over 200 real prefixes.
  *
- * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_SECONDS to change the duration).
+ * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_SECONDS to change the duration;
+ * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the ir21 server process there, for `--cpu-prof`
+ * analysis of where the time goes).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -93,7 +95,8 @@ export async function run() {
   const config = setup.deps.config;
 
   const port = await freePort();
-  const ir21 = spawn(process.execPath, [serverBin, "serve"], {
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const ir21 = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
     env: {
       ...process.env,
       ...limits,
