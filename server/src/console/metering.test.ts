@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.ts";
 import { createApiKey, signIn, startDataProbe, startTestServer, type DataProbe, type TestServer } from "../testing/index.ts";
+import { setPlanCommand } from "./commands.ts";
 import { periodAt, shanghaiDate } from "./usage.ts";
 
 describe("usage period (Asia/Shanghai calendar month)", () => {
@@ -143,7 +144,8 @@ describe("rate limits", () => {
     const key = await createApiKey(server, alice);
     for (let i = 0; i < 3; i++) await probe.fetch("/v1/probe", { headers: key.headers });
     expect((await probe.fetch("/v1/probe", { headers: key.headers })).status).toBe(429);
-    await server.deps.db.updateTable("users").set({ plan: "developer" }).where("id", "=", alice.userId).execute();
+    // The operators' command (ir21-server accounts set-plan), which tells the instances' caches.
+    await setPlanCommand(server.deps, alice.userId, "developer");
     const raised = await probe.fetch("/v1/probe", { headers: key.headers });
     expect(raised.status).toBe(200);
     expect(raised.headers.get("ratelimit-policy")).toBe('"minute";q=300;w=60');
