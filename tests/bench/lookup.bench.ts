@@ -14,6 +14,7 @@
  * analysis of where the time goes).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -63,9 +64,27 @@ interface Measured {
   latency_p50_ms: number;
   non_2xx: number;
   errors: number;
+  /**
+   * CPU time the server process spent per request (user + system, from /proc; null where that is not
+   * available). Unlike req/s it does not depend on how much CPU the load generator and other
+   * processes left the server, so it says where the time goes.
+   */
+  server_cpu_us_per_request: { user: number; system: number } | null;
 }
 
-async function measure(url: string, headers: Record<string, string>, paths: string[], seconds = SECONDS): Promise<Measured> {
+/** User and system CPU time of a process so far, in µs (Linux /proc; null elsewhere). */
+function cpuTimeOf(pid: number | undefined): { user: number; system: number } | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const tick = 1_000_000 / 100; // USER_HZ
+    return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick };
+  } catch {
+    return null;
+  }
+}
+
+async function measure(url: string, headers: Record<string, string>, paths: string[], seconds = SECONDS, server?: ChildProcess): Promise<Measured> {
+  const before = cpuTimeOf(server?.pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -73,12 +92,15 @@ async function measure(url: string, headers: Record<string, string>, paths: stri
     headers,
     requests: paths.map((path) => ({ method: "GET", path })),
   });
+  const after = cpuTimeOf(server?.pid);
+  const perRequest = (us: number) => Math.round((us / Math.max(1, result.requests.total)) * 10) / 10;
   return {
     requests_per_second: Math.round(result.requests.average),
     latency_p99_ms: result.latency.p99,
     latency_p50_ms: result.latency.p50,
     non_2xx: result.non2xx,
     errors: result.errors,
+    server_cpu_us_per_request: before && after ? { user: perRequest(after.user - before.user), system: perRequest(after.system - before.system) } : null,
   };
 }
 
@@ -139,10 +161,10 @@ export async function run() {
     await measure(bareUrl, {}, ["/"], 2);
     await measure(lookupUrl, key.headers, paths, 3);
 
-    const baseline = await measure(bareUrl, {}, ["/"]);
-    const apiKey = await measure(lookupUrl, key.headers, paths);
-    const session = await measure(lookupUrl, user.headers, paths);
-    const anonymous = await measure(lookupUrl, {}, paths);
+    const baseline = await measure(bareUrl, {}, ["/"], SECONDS, bare);
+    const apiKey = await measure(lookupUrl, key.headers, paths, SECONDS, ir21);
+    const session = await measure(lookupUrl, user.headers, paths, SECONDS, ir21);
+    const anonymous = await measure(lookupUrl, {}, paths, SECONDS, ir21);
     const ratio = (m: Measured) => Math.round((m.requests_per_second / baseline.requests_per_second) * 100) / 100;
     return {
       database: setup.target,
@@ -150,6 +172,7 @@ export async function run() {
       connections: CONNECTIONS,
       seconds_each: SECONDS,
       response_bytes: Buffer.byteLength(body),
+      response_bytes_api_key: Buffer.byteLength(JSON.stringify((await setup.json(paths[0]!, { headers: key.headers })).body)),
       baseline_bare_node_http: baseline,
       lookup_api_key: apiKey,
       lookup_session: session,

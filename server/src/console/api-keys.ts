@@ -111,17 +111,18 @@ export async function revokeApiKey(db: Db, clock: Clock, revocations: Pick<Crede
 }
 
 /**
- * Checks `X-API-Key` values: format and checksum first (no lookup for garbage), then the credential
- * cache, then the unique hash index. Unknown and revoked keys are never cached. last_used_at is
+ * Checks `X-API-Key` values: the credential cache, else format and checksum (no lookup for garbage),
+ * then the unique hash index. Unknown and revoked keys are never cached. last_used_at is
  * written at most once a minute per key, decided from the cached value (no read per request).
  */
 export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCache): ApiKeyVerifier {
   return {
     async verify(key) {
-      if (!isWellFormedApiKey(key)) return null;
       const hash = sha256(key);
       let known = cache.get(hash);
       if (known?.kind !== "apiKey") {
+        // A cached hash is a key that passed this before; anything else is checked before the lookup.
+        if (!isWellFormedApiKey(key)) return null;
         const generation = cache.generation;
         const row = await db.selectFrom("api_keys").select(["id", "user_id", "revoked_at", "last_used_at"]).where("key_hash", "=", hash).executeTakeFirst();
         if (!row || row.revoked_at !== null) return null;

@@ -16,6 +16,12 @@ describe("usage period (Asia/Shanghai calendar month)", () => {
     expect(shanghaiDate(Date.parse("2026-08-31T15:59:59.999Z"))).toBe("2026-08-31");
     expect(new Date(periodAt(Date.parse("2026-12-31T17:00:00Z")).endMs).toISOString()).toBe("2027-01-31T16:00:00.000Z");
   });
+
+  it("the remembered date is right wherever the next instant falls (forwards, backwards, at midnight)", () => {
+    const midnight = Date.parse("2026-09-30T16:00:00Z"); // 2026-10-01 00:00 in Shanghai
+    const instants = [midnight - 1, midnight, midnight - 1, midnight + 86_399_999, midnight + 86_400_000, midnight - 86_400_001, 0, midnight];
+    for (const ms of instants) expect(shanghaiDate(ms), new Date(ms).toISOString()).toBe(new Date(ms + 8 * 3_600_000).toISOString().slice(0, 10));
+  });
 });
 
 describe("monthly quota", () => {

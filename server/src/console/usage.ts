@@ -9,9 +9,16 @@ import { dialectOf, type Db } from "../db/db.ts";
 const SHANGHAI_OFFSET_MS = 8 * 3_600_000;
 const DAY_MS = 86_400_000;
 
+/** The last date formatted and the instants it covers: every metered request needs "today". */
+let today = { date: "", startMs: 0, endMs: 0 };
+
 /** The Shanghai calendar date of an instant, `YYYY-MM-DD`. */
 export function shanghaiDate(ms: number): string {
-  return new Date(ms + SHANGHAI_OFFSET_MS).toISOString().slice(0, 10);
+  if (ms >= today.startMs && ms < today.endMs) return today.date;
+  const local = ms + SHANGHAI_OFFSET_MS;
+  const startMs = local - (((local % DAY_MS) + DAY_MS) % DAY_MS) - SHANGHAI_OFFSET_MS;
+  today = { date: new Date(local).toISOString().slice(0, 10), startMs, endMs: startMs + DAY_MS };
+  return today.date;
 }
 
 export interface Period {
