@@ -1,5 +1,33 @@
 /**
- * @ir21/sdk: typed clients for the ir21 communications data service.
+ * @ir21/sdk: typed clients for the ir21 communications data service. Webhook verification lives in
+ * the dependency-free `@ir21/sdk/webhooks` entry.
  */
-export { createConsoleClient, type ConsoleClientOptions } from "./console.ts";
-export { cookieFetch, memoryCookieJar, type SessionCookieJar } from "./cookies.ts";
+export {
+  createClient,
+  EXPORT_RESOURCES,
+  type Access,
+  type AccessOf,
+  type CapabilitiesQuery,
+  type ChangesPage,
+  type ChangesQuery,
+  type DataClient,
+  type ExportResource,
+  type Listing,
+  type NetworksQuery,
+  type NumberRangesQuery,
+  type OperatorsQuery,
+  type Page,
+  type PageParams,
+  type Projections,
+  type Snapshot,
+  type SnapshotResult,
+} from "./data-api/client.ts";
+export type { CallOptions, DataClientOptions, DataResult } from "./data-api/http.ts";
+export type { DownloadOptions, FileDownload } from "./data-api/files.ts";
+export { syncChanges, compareVersions, type SyncChangesOptions, type SyncChangesResult } from "./changes.ts";
+export { createConsoleClient, type ConsoleClient, type ConsoleClientOptions, type ConsoleInputs, type ConsoleOutputs, type AppRouter } from "./console.ts";
+export { cookieFetch, memoryCookieJar, type SessionCookieJar, type MemoryCookieJar } from "./cookies.ts";
+export { Ir21ApiError, isIr21ApiError, type Ir21ErrorCode, type ClientErrorCode, type Ir21ApiErrorInit } from "./errors.ts";
+export type { RetryOptions, FetchLike } from "./transport.ts";
+export { AGREEMENT_VERSION } from "./agreement.ts";
+export type * from "./wire.ts";

@@ -17,6 +17,7 @@ import { InvalidationBus } from "./storage/invalidations.ts";
 import { CredentialCache } from "./auth/credential-cache.ts";
 import { createSessionLookup } from "./auth/sessions.ts";
 import { UsageLedger } from "./console/usage-ledger.ts";
+import type { HostResolver } from "./webhooks/url-policy.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -47,6 +48,8 @@ export interface AppDeps {
   invalidations: InvalidationBus;
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
+  /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
+  hostResolver?: HostResolver;
   /** Writes buffered usage, then closes the shared store and the database; the HTTP server is closed before this. */
   close(): Promise<void>;
 }
@@ -56,6 +59,7 @@ export interface DepsOptions {
   log?: Logger;
   /** Prefix for shared-store keys (tests use one per server so they can share a Redis). */
   keyPrefix?: string;
+  hostResolver?: HostResolver;
 }
 
 /**
@@ -108,6 +112,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     invalidations,
     secrets,
     lifecycle: { shuttingDown: false },
+    hostResolver: options.hostResolver,
     async close() {
       await ledger.close();
       await invalidations.close();

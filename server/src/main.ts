@@ -6,18 +6,24 @@ import { startServer } from "./serve.ts";
 import { listInquiries } from "./contact/inquiries.ts";
 import { accountsCommand } from "./console/commands.ts";
 import { UsageError } from "./command-errors.ts";
+import { startWebhookRuntime } from "./webhooks/runtime.ts";
 import { catalogCommands, startCatalog } from "./catalog/commands.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
-  async run() {
+  args: {
+    "webhook-worker": { type: "boolean", default: true, description: "Deliver webhooks in this process (--no-webhook-worker when separate `worker` processes do it)" },
+  },
+  async run({ args }) {
     const config = loadConfig();
     const deps = await createDeps(config);
     // The embedded default migrates itself; a shared MySQL is migrated by the operator (`migrate`),
     // so that many instances starting at once do not race on DDL.
     if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
     const catalog = await startCatalog(deps);
-    const running = await startServer(deps, { port: config.port, host: config.host });
+    // Periodic jobs always run (the database elects one instance per slot); delivery can be moved out.
+    const webhooks = startWebhookRuntime(deps, { worker: args["webhook-worker"] });
+    const running = await startServer(deps, { port: config.port, host: config.host }, { beforeClose: () => webhooks.stop() });
     deps.log.info({ url: running.url, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" }, "ir21 server listening");
     const stop = (signal: string) => {
       deps.log.info({ signal }, "shutting down");
@@ -29,6 +35,32 @@ const serve = defineCommand({
           process.exit(1);
         },
       );
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  },
+});
+
+const worker = defineCommand({
+  meta: { name: "worker", description: "Deliver webhooks and run periodic jobs, without serving HTTP (scale-out)" },
+  async run() {
+    const config = loadConfig();
+    const deps = await createDeps(config);
+    if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+    const webhooks = startWebhookRuntime(deps);
+    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
+    const stop = (signal: string) => {
+      deps.log.info({ signal }, "worker shutting down");
+      webhooks
+        .stop()
+        .then(() => deps.close())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            deps.log.error({ err: error }, "worker shutdown failed");
+            process.exit(1);
+          },
+        );
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
@@ -76,7 +108,7 @@ const inquiries = defineCommand({
 
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, migrate, inquiries, accounts: accountsCommand, ...catalogCommands },
+  subCommands: { serve, worker, migrate, inquiries, accounts: accountsCommand, ...catalogCommands },
 });
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);

@@ -47,6 +47,9 @@ export const ERROR_CODES = {
   // Console: API keys, quota (docs/console.md)
   API_KEY_LIMIT_REACHED: { status: 409, description: "The account already holds the maximum number of active API keys; revoke one first." },
   QUOTA_EXCEEDED: { status: 429, description: "The account's monthly quota is used up; Retry-After gives the seconds until the next period." },
+
+  // Webhooks
+  WEBHOOK_URL_FORBIDDEN: { status: 400, description: "The webhook URL is not a public HTTPS URL (private, loopback, link-local or metadata address, credentials, or a host that does not resolve)." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

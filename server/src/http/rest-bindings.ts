@@ -46,4 +46,16 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   { method: "POST", path: "/console/sessions/revoke-others", procedure: "console.sessions.revokeOthers" },
   // Contact
   { method: "POST", path: "/contact", procedure: "contact.submit" },
+  // Webhooks
+  { method: "GET", path: "/console/webhooks", procedure: "webhooks.list" },
+  { method: "POST", path: "/console/webhooks", procedure: "webhooks.create" },
+  { method: "PATCH", path: "/console/webhooks/:id", procedure: "webhooks.update" },
+  { method: "DELETE", path: "/console/webhooks/:id", procedure: "webhooks.delete" },
+  { method: "POST", path: "/console/webhooks/:id/test", procedure: "webhooks.sendTest" },
+  { method: "GET", path: "/console/webhooks/:id/deliveries", procedure: "webhooks.listDeliveries" },
+  { method: "POST", path: "/console/webhooks/:id/deliveries/retry-batch", procedure: "webhooks.retryDeliveries" },
+  { method: "GET", path: "/console/webhooks/:id/deliveries/:deliveryId", procedure: "webhooks.getDelivery" },
+  { method: "POST", path: "/console/webhooks/:id/deliveries/:deliveryId/retry", procedure: "webhooks.retryDelivery" },
+  { method: "POST", path: "/console/webhooks/:id/rotate-secret", procedure: "webhooks.rotateSecret" },
+  { method: "DELETE", path: "/console/webhooks/:id/previous-secret", procedure: "webhooks.revokePreviousSecret" },
 ];

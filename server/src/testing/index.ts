@@ -8,6 +8,7 @@ import { startServer } from "../serve.ts";
 import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestDatabase, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
 import { loadInitialDataset, type InitialDataset } from "../catalog/initial-dataset.ts";
+import type { HostResolver } from "../webhooks/url-policy.ts";
 
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
@@ -30,6 +31,11 @@ export { startDataProbe, type DataProbe } from "./data-probe.ts";
 export { importDataset, type ImportResult } from "../catalog/import.ts";
 export { demoDataset, type MaterialisedDataset } from "../catalog/importers/demo.ts";
 export { readChangesAfter, lastChangeSeq, type LoggedEvent } from "../catalog/changes.ts";
+export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestReceiver } from "./webhook-receiver.ts";
+/** Webhook delivery internals, for end-to-end tests and benchmarks that drive the queue themselves. */
+export { DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
+export { webhookEnv } from "../webhooks/env.ts";
+export { fanOutAll, type ChangeFeed } from "../webhooks/fanout.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
@@ -57,6 +63,8 @@ export interface TestServerOptions {
    * first import.
    */
   dataset?: InitialDataset;
+  /** DNS for webhook targets (see webhooks/url-policy.ts); the system resolver when unset. */
+  hostResolver?: HostResolver;
   /**
    * Start another instance of `instanceOf`'s deployment instead of a new one: the same database,
    * Redis key prefix, secrets, environment (plus `env`) and clock, its own process-local state (caches,
@@ -101,7 +109,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     CONTACT_IP_HOURLY_LIMIT: "100000",
     ...options.env,
   });
-  const deps = await createDeps(config, { clock, log: logs.log, keyPrefix });
+  const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });
   if (!first) await migrateToLatest(deps.db);
   if (options.dataset) await loadInitialDataset(deps, options.dataset);
   const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {

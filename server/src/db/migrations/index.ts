@@ -3,6 +3,7 @@ import * as core from "./0001_core.ts";
 import * as catalog from "./0100_catalog.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as consoleTables from "./0300_console.ts";
+import * as webhooks from "./0400_webhooks.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "0100_catalog": catalog,
   "0200_accounts": accounts,
   "0300_console": consoleTables,
+  "0400_webhooks": webhooks,
 };

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { Cursor, IsoTime, idOf } from "./common.ts";
+import { EventPayload, EventType } from "./events.ts";
+import { LIMITS } from "./limits.ts";
+
+/** Delivery statuses (docs/webhooks.md "Delivery states"). */
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"] as const;
+export const DeliveryStatus = z.enum(DELIVERY_STATUSES);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+export const SubscriptionId = idOf("whk");
+export const DeliveryId = idOf("dlv");
+export const EventId = idOf("evt");
+
+/** An ISO 3166-1 alpha-2 code; lower case is accepted and stored upper case. */
+export const CountryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
+  .transform((s) => s.toUpperCase());
+/** An operator id as the catalogue names it. */
+export const OperatorId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, "must be an operator id from the catalogue");
+
+const unique = <T>(items: T[]) => [...new Set(items)];
+
+/** The writable fields, shared by create and update. Empty or omitted filter lists mean "all". */
+export const SubscriptionEvents = z.array(EventType).min(1, "must name at least one event type").max(50).transform(unique);
+export const SubscriptionCountries = z.array(CountryCode).max(300).transform(unique);
+export const SubscriptionOperators = z.array(OperatorId).max(1000).transform(unique);
+export const WebhookUrl = z.string().min(1).max(2048);
+
+/** A subscription as the console shows it; the secret is never part of it. */
+export const WebhookSubscription = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(EventType),
+    countries: z.array(z.string()),
+    operators: z.array(z.string()),
+    enabled: z.boolean(),
+    /** While a rotation grace period runs: when the previous secret stops signing. */
+    previous_secret_expires_at: IsoTime.nullable(),
+    created_at: IsoTime,
+    updated_at: IsoTime,
+  })
+  .meta({ id: "WebhookSubscription" });
+export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    event_type: EventType,
+    status: DeliveryStatus,
+    attempts: z.number().int(),
+    response_status: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    created_at: IsoTime,
+    next_attempt_at: IsoTime.nullable(),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookAttempt = z
+  .object({
+    id: z.string(),
+    attempted_at: IsoTime,
+    response_status: z.number().int().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "WebhookAttempt" });
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+export const DeliveryListQuery = z.object({
+  cursor: Cursor.optional(),
+  limit: z.coerce.number().int().min(LIMITS.deliveryListLimit.min).max(LIMITS.deliveryListLimit.max).default(50),
+  status: DeliveryStatus.optional(),
+  event_id: z.string().max(64).optional(),
+});
+

@@ -1,0 +1,77 @@
+import cron, { type RunCoordinator, type ScheduledTask } from "node-cron";
+import type { Db } from "../db/db.ts";
+import { dialectOf } from "../db/db.ts";
+import type { Logger } from "../log.ts";
+
+/**
+ * node-cron's run coordinator on the database (table cron_runs): the first instance to insert a slot's
+ * key (`<job>:<slot ISO time>`) runs it, every other instance skips it. Slot keys are real time (cron
+ * fires on the wall clock); rows are pruned once they have expired.
+ */
+export function databaseRunCoordinator(db: Db, owner: string, now: () => number = Date.now): RunCoordinator {
+  let lastPrune = 0;
+  return {
+    async shouldRun(key, ttlMs) {
+      const at = now();
+      if (at - lastPrune > 60_000) {
+        lastPrune = at;
+        await db.deleteFrom("cron_runs").where("expires_at", "<", at).execute();
+      }
+      try {
+        await db.insertInto("cron_runs").values({ run_key: key.slice(0, 191), owner: owner.slice(0, 100), expires_at: at + Math.max(ttlMs, 60_000) }).execute();
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error, dialectOf(db))) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+function isDuplicateKey(error: unknown, dialect: "sqlite" | "mysql"): boolean {
+  const code = (error as { code?: string } | null)?.code ?? "";
+  return dialect === "mysql" ? code === "ER_DUP_ENTRY" : code.startsWith("SQLITE_CONSTRAINT");
+}
+
+export interface PeriodicJob {
+  /** Unique across the deployment: it forms the coordination key. */
+  name: string;
+  /** A node-cron expression; six fields allow seconds. */
+  schedule: string;
+  run(): Promise<unknown>;
+}
+
+export interface CronHandle {
+  /** Stops scheduling and waits for running jobs to finish. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Schedules jobs so that each slot runs on one instance only (database coordinator) and never
+ * overlaps itself within an instance. A failing job is logged and tried again at its next slot.
+ */
+export function startCron(jobs: PeriodicJob[], options: { db: Db; owner: string; log: Logger }): CronHandle {
+  const coordinator = databaseRunCoordinator(options.db, options.owner);
+  const running = new Set<Promise<unknown>>();
+  const tasks: ScheduledTask[] = jobs.map((job) =>
+    cron.schedule(
+      job.schedule,
+      async () => {
+        const run = job.run().catch((error: unknown) => options.log.error({ err: error, job: job.name }, "periodic job failed"));
+        running.add(run);
+        try {
+          await run;
+        } finally {
+          running.delete(run);
+        }
+      },
+      { name: job.name, noOverlap: true, distributed: true, runCoordinator: coordinator, suppressMissedWarning: true },
+    ),
+  );
+  return {
+    async stop() {
+      await Promise.all(tasks.map((t) => t.destroy()));
+      await Promise.all(running);
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseRunCoordinator, startCron } from "../jobs/cron.ts";
+import { startTestServer, type TestServer } from "../testing/index.ts";
+import { webhookEnv } from "./env.ts";
+import { startWebhookRuntime } from "./runtime.ts";
+import { ir21Headers } from "./test-helpers.ts";
+import { DeliveryWorker } from "./worker.ts";
+import { createSubscription, queueTestEvent } from "./subscriptions.ts";
+import { startTestReceiver } from "../testing/webhook-receiver.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+});
+afterAll(() => server.close());
+
+const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe("periodic jobs", () => {
+  it("the database coordinator lets exactly one instance run a slot", async () => {
+    const a = databaseRunCoordinator(server.deps.db, "instance-a");
+    const b = databaseRunCoordinator(server.deps.db, "instance-b");
+    const key = "webhooks.test:2026-11-23T04:00:05.000Z";
+    const answers = await Promise.all([a.shouldRun(key, 1000), b.shouldRun(key, 1000), a.shouldRun(key, 1000)]);
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(await b.shouldRun("webhooks.test:2026-11-23T04:00:06.000Z", 1000)).toBe(true);
+  });
+
+  it("two instances scheduling the same job run each slot once", async () => {
+    const runs: string[] = [];
+    const job = (instance: string) => ({ name: `webhooks.dedupe-${server.target}`, schedule: "* * * * * *", run: async () => runs.push(`${instance}@${Math.floor(Date.now() / 1000)}`) });
+    const a = startCron([job("a")], { db: server.deps.db, owner: "a", log: server.deps.log });
+    const b = startCron([job("b")], { db: server.deps.db, owner: "b", log: server.deps.log });
+    await new Promise((r) => setTimeout(r, 2_600));
+    await Promise.all([a.stop(), b.stop()]);
+    const seconds = runs.map((r) => r.split("@")[1]);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seconds).size).toBe(seconds.length);
+  });
+});
+
+function spawnWorker() {
+  const bin = fileURLToPath(new URL("../../bin/ir21-server.js", import.meta.url));
+  const child = spawn(process.execPath, [bin, "worker"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      DATABASE_URL: server.deps.config.databaseUrl,
+      DATA_DIR: server.dir,
+      SESSION_SECRET: server.deps.secrets.session,
+      OTP_PEPPER: server.deps.secrets.otpPepper,
+      WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+describe("runtime", () => {
+  it("the in-process worker delivers queued events and stops cleanly", async () => {
+    const receiver = await startTestReceiver();
+    const env = webhookEnv(server.deps);
+    const runtime = startWebhookRuntime(server.deps, { cron: false });
+    try {
+      const { item } = await createSubscription(env, "usr_runtime000000000000", { url: `${receiver.url}/in-process`, events: ["ir21.catalog.updated"] });
+      await queueTestEvent(env, "usr_runtime000000000000", item.id, { version: "v1" });
+      await until(() => receiver.requests.length === 1);
+    } finally {
+      await runtime.stop();
+      await receiver.close();
+    }
+  });
+
+  it("a worker process killed mid-delivery loses nothing: another worker completes the delivery after the lease", async () => {
+    const receiver = await startTestReceiver();
+    receiver.respond({ hang: true });
+    const env = webhookEnv(server.deps);
+    server.clock.set(Date.now()); // the separate process runs on the real clock
+    const userId = "usr_workerkill0000000000";
+    const { item } = await createSubscription(env, userId, { url: `${receiver.url}/killed`, events: ["ir21.catalog.updated"] });
+    const { deliveryId } = await queueTestEvent(env, userId, item.id, { version: "v1" });
+    const worker = spawnWorker();
+    try {
+      // The separate worker claimed the delivery and is waiting on the (hanging) receiver: kill it there.
+      await until(() => receiver.requests.length === 1, 20_000);
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+      const leased = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirstOrThrow();
+      expect(leased).toMatchObject({ status: "pending", attempts: 0 });
+      expect(leased.lease_until).not.toBeNull();
+
+      const survivor = new DeliveryWorker(env, { owner: "survivor" });
+      server.clock.set(Number(leased.lease_until) - 1);
+      expect(await survivor.drain()).toBe(0); // the dead worker's lease still holds
+      server.clock.set(Number(leased.lease_until) + 1);
+      expect(await survivor.drain()).toBe(1);
+      const done = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirstOrThrow();
+      expect(done).toMatchObject({ status: "delivered", response_status: 200 });
+      expect(Number(done.attempts)).toBe(1);
+      const [a, b] = receiver.requests.map((r) => ir21Headers(r.headers).eventId);
+      expect(receiver.requests).toHaveLength(2);
+      expect(b).toBe(a);
+    } catch (error) {
+      worker.child.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}\n${worker.output()}`);
+    } finally {
+      await receiver.close();
+    }
+  }, 40_000);
+
+  it("`ir21-server worker` runs as its own process, delivers, and exits 0 on SIGTERM", async () => {
+    const receiver = await startTestReceiver();
+    const env = webhookEnv(server.deps);
+    // The separate process runs on the real clock: queue the delivery at real time so it is due there.
+    server.clock.set(Date.now());
+    const userId = "usr_workerproc0000000000";
+    const { item } = await createSubscription(env, userId, { url: `${receiver.url}/separate`, events: ["ir21.catalog.updated"] });
+    const { deliveryId } = await queueTestEvent(env, userId, item.id, { version: "v1" });
+    const { child, exited, output: logged } = spawnWorker();
+    try {
+      await until(() => receiver.requests.length === 1, 20_000);
+      // The separate process signed with the secret sealed by this server (same SESSION_SECRET).
+      await until(async () => (await server.deps.db.selectFrom("webhook_deliveries").select("status").where("id", "=", deliveryId).executeTakeFirstOrThrow()).status === "delivered");
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}\n${logged()}`);
+    } finally {
+      await receiver.close();
+    }
+  }, 40_000);
+});

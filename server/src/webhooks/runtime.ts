@@ -1,0 +1,66 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { AppDeps } from "../deps.ts";
+import { startCron, type CronHandle } from "../jobs/cron.ts";
+import { catalogChangeFeed } from "./catalog-feed.ts";
+import { webhookEnv } from "./env.ts";
+import { fanOutAll, type ChangeFeed } from "./fanout.ts";
+import { purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
+import { purgeExpiredPreviousSecrets } from "./subscriptions.ts";
+import { DeliveryWorker, type DeliveryWorkerOptions } from "./worker.ts";
+
+export interface WebhookRuntime {
+  worker: DeliveryWorker | null;
+  /** Stops cron and the worker; in-flight deliveries finish and record their attempts. */
+  stop(): Promise<void>;
+}
+
+export interface WebhookRuntimeOptions {
+  /** Run a delivery worker in this process (default true). */
+  worker?: boolean;
+  /** Run the periodic jobs in this process (default true; the database elects one instance per slot). */
+  cron?: boolean;
+  /** Change feeds to fan out (default: the catalogue's change log). */
+  feeds?: ChangeFeed[];
+  workerOptions?: DeliveryWorkerOptions;
+}
+
+/**
+ * The background half of webhooks: a delivery worker and the periodic jobs (fan-out pump every 5 s,
+ * lease sweep every 30 s, previous-secret purge every minute, hourly purge of deliveries
+ * finished more than 30 days ago). `serve` starts it beside the HTTP
+ * server and stops it before the database closes; `ir21-server worker` runs it alone.
+ */
+export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
+  const env = webhookEnv(deps);
+  const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, ...options.workerOptions });
+  worker?.start();
+  let cron: CronHandle | null = null;
+  if (options.cron !== false) {
+    const now = () => env.clock.now().getTime();
+    cron = startCron(
+      [
+        ...(options.feeds ?? [catalogChangeFeed]).map((feed) => ({ name: `webhooks.fanout.${feed.name}`, schedule: "*/5 * * * * *", run: () => fanOutAll(env, feed) })),
+        {
+          name: "webhooks.lease-sweep",
+          schedule: "*/30 * * * * *",
+          run: async () => {
+            const released = await releaseExpiredLeases(env.db, now());
+            if (released > 0) env.log.warn({ released }, "webhook deliveries with expired leases released (a worker died or stalled)");
+          },
+        },
+        { name: "webhooks.previous-secret-purge", schedule: "0 * * * * *", run: () => purgeExpiredPreviousSecrets(env.db, now()) },
+        { name: "webhooks.delivery-retention", schedule: "0 17 * * * *", run: () => purgeFinishedDeliveries(env.db, { now: now() }) },
+      ],
+      { db: env.db, owner, log: env.log },
+    );
+  }
+  return {
+    worker,
+    async stop() {
+      await cron?.stop();
+      await worker?.stop();
+    },
+  };
+}
