@@ -11,7 +11,9 @@
  *
  * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_SECONDS to change the duration;
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the ir21 server process there, for `--cpu-prof`
- * analysis of where the time goes).
+ * analysis of where the time goes). Two reference points follow the measured variants: a minimal h3
+ * app answering the same body (the ceiling for any h3 route here) and the server's /healthz (the
+ * spine without a data route); each variant also reports the server's CPU time per request.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -154,17 +156,38 @@ export async function run() {
   );
   const bareUrl = `http://127.0.0.1:${basePort}`;
 
+  // Reference point, not the baseline: the least an h3 app costs here — one route answering the same
+  // object through toNodeHandler, loaded by tsx like the server (run from the server package, which
+  // has h3). Its ratio to the baseline is the ceiling for any route served by h3 on this machine.
+  const h3Port = await freePort();
+  const minimalH3 = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      `import { createServer } from "node:http"; import { H3, toNodeHandler } from "h3"; const answer = ${body}; const app = new H3(); app.get("/", () => answer); createServer(toNodeHandler(app)).listen(${h3Port}, "127.0.0.1");`,
+    ],
+    { cwd: fileURLToPath(new URL("../../server/", import.meta.url)), stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const minimalH3Url = `http://127.0.0.1:${h3Port}`;
+
   try {
     await waitFor(`${lookupUrl}/healthz`, ir21);
     await waitFor(bareUrl, bare);
-    // Warm up both (JIT, the lookup index build, connection pools).
+    await waitFor(minimalH3Url, minimalH3);
+    // Warm up (JIT, the lookup index build, connection pools).
     await measure(bareUrl, {}, ["/"], 2);
+    await measure(minimalH3Url, {}, ["/"], 2);
     await measure(lookupUrl, key.headers, paths, 3);
 
     const baseline = await measure(bareUrl, {}, ["/"], SECONDS, bare);
     const apiKey = await measure(lookupUrl, key.headers, paths, SECONDS, ir21);
     const session = await measure(lookupUrl, user.headers, paths, SECONDS, ir21);
     const anonymous = await measure(lookupUrl, {}, paths, SECONDS, ir21);
+    const h3Floor = await measure(minimalH3Url, {}, ["/"], SECONDS, minimalH3);
+    const healthz = await measure(lookupUrl, {}, ["/healthz"], SECONDS, ir21);
     const ratio = (m: Measured) => Math.round((m.requests_per_second / baseline.requests_per_second) * 100) / 100;
     return {
       database: setup.target,
@@ -181,9 +204,15 @@ export async function run() {
       ratio_rps_session_to_baseline: ratio(session),
       ratio_rps_anonymous_to_baseline: ratio(anonymous),
       target_met: ratio(apiKey) >= 0.6,
+      reference_points: {
+        minimal_h3_app: h3Floor,
+        ir21_healthz: healthz,
+        ratio_rps_minimal_h3_app_to_baseline: ratio(h3Floor),
+        ratio_rps_ir21_healthz_to_baseline: ratio(healthz),
+      },
     };
   } finally {
-    await Promise.all([stop(ir21), stop(bare)]);
+    await Promise.all([stop(ir21), stop(bare), stop(minimalH3)]);
     await setup.close();
   }
 }
