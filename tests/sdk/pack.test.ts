@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/signi
 
 /**
  * Pack and consume: build the SDK, `pnpm pack` it, install the tarball into a project OUTSIDE the
- * workspace (from the local pnpm store; see the install step), type-check a consumer that uses
+ * workspace (offline, from the workspace's installed packages; see the install step), type-check a consumer that uses
  * every export with `tsc --strict` (skipLibCheck off, NodeNext resolution, so the exports map and the
  * bundled declarations are what is checked), then run it against a live server.
  */
@@ -43,7 +43,7 @@ beforeAll(async () => {
   await sh("pnpm", ["pack", "--pack-destination", work], sdkDir);
   tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
 
-  // The workspace's own versions, so the offline install finds them in the store.
+  // What a consumer's manifest would say; the install below provides exactly these.
   const versionOf = (name: string) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version as string;
   await sh("mkdir", ["-p", consumerDir], work);
   writeFileSync(
@@ -73,14 +73,21 @@ beforeAll(async () => {
     ),
   );
   copyFileSync(consumerSource, join(consumerDir, "consumer.ts"));
-  // Outside the workspace; @trpc/server arrives as an auto-installed peer. Offline from the local
-  // store and metadata cache when they have everything (the usual case here); a clean machine whose
-  // cache lacks the registry metadata asks the registry for it, as a real consumer's install would.
-  const install = ["install", "--ignore-workspace", "--config.auto-install-peers=true", "--config.strict-peer-dependencies=false"];
-  await sh("pnpm", [...install, "--offline"], consumerDir).catch((offline: Error) => {
-    if (!/ERR_PNPM_NO_OFFLINE/.test(offline.message)) throw offline;
-    return sh("pnpm", [...install, "--prefer-offline"], consumerDir);
-  });
+  // Install as npm would, but offline (tests talk only to loopback): unpack the tarball into
+  // node_modules and give it exactly the packages it declares (dependencies and peers), plus the
+  // compiler, from the workspace's installed copies. Their real paths sit in pnpm's store layout, so
+  // their own dependencies resolve there, and nothing else of the workspace is reachable.
+  const modules = join(consumerDir, "node_modules");
+  mkdirSync(join(modules, "@ir21", "sdk"), { recursive: true });
+  await sh("tar", ["xzf", tarball, "-C", join(modules, "@ir21", "sdk"), "--strip-components=1"], work);
+  const packed = JSON.parse(readFileSync(join(modules, "@ir21", "sdk", "package.json"), "utf8")) as { dependencies?: object; peerDependencies?: object };
+  const needed = [...Object.keys(packed.dependencies ?? {}), ...Object.keys(packed.peerDependencies ?? {}), "typescript", "@types/node"];
+  for (const name of needed) {
+    const installed = [join(sdkDir, "node_modules", name), join(root, "node_modules", name)].find((path) => existsSync(path));
+    if (!installed) throw new Error(`${name} is not installed in the workspace`);
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(realpathSync(installed), join(modules, name), "dir");
+  }
   // The consumer subscribes a receiver on loopback; signatures carry the server clock, so start it at now.
   server = await startTestServer({ dataset: "demo", env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, clock: new ManualClock(Date.now()) });
 }, 4 * STEP_TIMEOUT_MS);
