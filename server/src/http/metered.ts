@@ -1,4 +1,5 @@
-import { getCookie, getRequestIP, type H3Event } from "h3";
+import { getCookie, type H3Event } from "h3";
+import { clientIp } from "./client-ip.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Access } from "../trpc/access.ts";
 import { sessionCookieName } from "./cookies.ts";
@@ -25,7 +26,7 @@ export async function meteredQuery<T>(
     sessionToken: apiKey === null ? (getCookie(event, sessionCookieName(deps.config)) ?? null) : null,
     apiKey,
   });
-  const request = { access, ip: getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? null, endpoint, cost: options.cost };
+  const request = { access, ip: clientIp(event, deps.config), endpoint, cost: options.cost };
   const { headers } = await deps.metering.admit(request);
   for (const name in headers) event.res.headers.set(name, headers[name]!);
   let result: T;
