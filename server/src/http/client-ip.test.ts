@@ -9,7 +9,7 @@ afterEach(async () => {
 });
 
 async function recordedIp(s: TestServer, forwardedFor: string | null): Promise<string | null> {
-  const headers = forwardedFor === null ? {} : { "x-forwarded-for": forwardedFor };
+  const headers: Record<string, string> = forwardedFor === null ? {} : { "x-forwarded-for": forwardedFor };
   const { status, body } = await s.json("/contact", { method: "POST", body: inquiry, headers });
   expect(status).toBe(200);
   const row = await s.deps.db.selectFrom("contact_inquiries").select("ip").where("id", "=", body.data.id).executeTakeFirstOrThrow();
