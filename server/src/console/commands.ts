@@ -1,21 +1,18 @@
 import { defineCommand } from "citty";
-import { UsageError } from "../command-errors.ts";
-import { loadConfig } from "../config.ts";
-import { createDeps, type AppDeps } from "../deps.ts";
+import { UsageError, withServerDeps } from "../command-support.ts";
+import type { AppDeps } from "../deps.ts";
 import { maskPhone } from "../log.ts";
 import { AdminError, findAccount, setPlan } from "./admin.ts";
 import { usageReport } from "./usage.ts";
 import { planOf } from "./plans.ts";
 
+/** An operator command on the environment's database; a bad account or plan reference is a usage error. */
 async function withDeps<T>(run: (deps: AppDeps) => Promise<T>): Promise<T> {
-  const deps = await createDeps(loadConfig());
   try {
-    return await run(deps);
+    return await withServerDeps(run);
   } catch (error) {
     if (error instanceof AdminError) throw new UsageError(error.message);
     throw error;
-  } finally {
-    await deps.close();
   }
 }
 
