@@ -13,6 +13,10 @@ import { createApiKeyVerifier } from "./console/api-keys.ts";
 import { createMetering } from "./console/metering.ts";
 import { consoleSettings, type ConsoleSettings } from "./console/plans.ts";
 import { RateLimiter } from "./storage/rate-limiter.ts";
+import { InvalidationBus } from "./storage/invalidations.ts";
+import { CredentialCache } from "./auth/credential-cache.ts";
+import { createSessionLookup } from "./auth/sessions.ts";
+import { UsageLedger } from "./console/usage-ledger.ts";
 import type { HostResolver } from "./webhooks/url-policy.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
@@ -36,13 +40,17 @@ export interface AppDeps {
   metering: Metering;
   /** Accounts: settings (limits, lifetimes) and the SMS sender. */
   auth: AuthRuntime;
-  /** Console: plans and limits, and the shared-store rate limiter. */
-  console: { settings: ConsoleSettings; limiter: RateLimiter };
+  /** Console: plans and limits, the shared-store rate limiter, and the buffered usage counters. */
+  console: { settings: ConsoleSettings; limiter: RateLimiter; ledger: UsageLedger };
+  /** Resolved API keys and sessions; revoking a credential goes through it (credential-cache.ts). */
+  credentials: CredentialCache;
+  /** Tells every instance's caches about revocations and plan changes. */
+  invalidations: InvalidationBus;
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
   /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
   hostResolver?: HostResolver;
-  /** Closes the database and the shared store; the HTTP server is closed before this. */
+  /** Writes buffered usage, then closes the shared store and the database; the HTTP server is closed before this. */
   close(): Promise<void>;
 }
 
@@ -75,6 +83,16 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     throw error;
   }
   const limiter = new RateLimiter(store);
+  let invalidations: InvalidationBus;
+  try {
+    invalidations = await InvalidationBus.open(store, log);
+  } catch (error) {
+    await store.close();
+    await closeDb();
+    throw error;
+  }
+  const credentials = new CredentialCache(invalidations, { ttlMs: auth.settings.credentialCacheMs });
+  const ledger = new UsageLedger(db, log, invalidations, { flushIntervalMs: consoleConfig.usageFlushIntervalMs });
   return {
     config,
     clock,
@@ -83,14 +101,21 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     dialect,
     store,
     datasetMeta: createDatasetMetaSource(db),
-    access: createAccessResolver({ db, clock, sessions: auth.settings.session, apiKeys: createApiKeyVerifier(db, clock) }),
-    metering: createMetering({ db, clock, log, limiter, settings: consoleConfig }),
+    access: createAccessResolver({
+      apiKeys: createApiKeyVerifier(db, clock, credentials),
+      sessions: createSessionLookup(db, clock, auth.settings.session, credentials),
+    }),
+    metering: createMetering({ clock, limiter, ledger, settings: consoleConfig }),
     auth,
-    console: { settings: consoleConfig, limiter },
+    console: { settings: consoleConfig, limiter, ledger },
+    credentials,
+    invalidations,
     secrets,
     lifecycle: { shuttingDown: false },
     hostResolver: options.hostResolver,
     async close() {
+      await ledger.close();
+      await invalidations.close();
       await store.close();
       await closeDb();
     },

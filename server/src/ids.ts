@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomFillSync } from "node:crypto";
 
 /** Type prefixes of application-generated ids (DESIGN.md "Conventions"). */
 export type IdPrefix = "usr" | "key" | "ses" | "whk" | "dlv" | "evt" | "att" | "inq" | "chl" | "req";
@@ -21,6 +21,24 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
+/*
+ * Random bytes for ids come from a pool refilled 8 KiB at a time: one CSPRNG call serves ~800 ids
+ * instead of one call per id (every request gets an id, so this is on the hot path). Each byte is
+ * handed out once; the pool is per process and never shared with secrets (randomToken draws fresh).
+ */
+const POOL_SIZE = 8192;
+const pool = Buffer.allocUnsafe(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+function copyRandom(target: Uint8Array, at: number, length: number): void {
+  if (poolOffset + length > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  pool.copy(target, at, poolOffset, poolOffset + length);
+  poolOffset += length;
+}
+
 /**
  * A new opaque id: the type prefix, then 48 bits of milliseconds and 80 random bits in lower-case
  * Crockford base32, so ids created later sort later (a tie-breaker for cursors, never a clock).
@@ -34,7 +52,7 @@ export function newId(prefix: IdPrefix, at: number = Date.now()): string {
     bytes[i] = ms % 256;
     ms = Math.floor(ms / 256);
   }
-  bytes.set(randomBytes(10), 6);
+  copyRandom(bytes, 6, 10);
   return `${prefix}_${base32(bytes)}`;
 }
 

@@ -3,9 +3,9 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { createDeps } from "./deps.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { startServer } from "./serve.ts";
-import { listInquiries } from "./contact/inquiries.ts";
+import { inquiriesCommand } from "./contact/commands.ts";
 import { accountsCommand } from "./console/commands.ts";
-import { UsageError } from "./command-errors.ts";
+import { migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
 import { catalogCommands, startCatalog } from "./catalog/commands.ts";
 
@@ -17,53 +17,33 @@ const serve = defineCommand({
   async run({ args }) {
     const config = loadConfig();
     const deps = await createDeps(config);
-    // The embedded default migrates itself; a shared MySQL is migrated by the operator (`migrate`),
-    // so that many instances starting at once do not race on DDL.
-    if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+    await migrateEmbedded(deps);
     const catalog = await startCatalog(deps);
     // Periodic jobs always run (the database elects one instance per slot); delivery can be moved out.
     const webhooks = startWebhookRuntime(deps, { worker: args["webhook-worker"] });
-    const running = await startServer(deps, { port: config.port, host: config.host }, { beforeClose: () => webhooks.stop() });
+    const running = await startServer(deps, { port: config.port, host: config.host }, {
+      // Background work stops after the last request drains and before the database closes.
+      beforeClose: async () => {
+        catalog.stop();
+        await webhooks.stop();
+      },
+    });
     deps.log.info({ url: running.url, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" }, "ir21 server listening");
-    const stop = (signal: string) => {
-      deps.log.info({ signal }, "shutting down");
-      catalog.stop();
-      running.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          deps.log.error({ err: error }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
+    stopOnSignal(deps.log, () => running.close());
   },
 });
 
 const worker = defineCommand({
   meta: { name: "worker", description: "Deliver webhooks and run periodic jobs, without serving HTTP (scale-out)" },
   async run() {
-    const config = loadConfig();
-    const deps = await createDeps(config);
-    if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+    const deps = await createDeps(loadConfig());
+    await migrateEmbedded(deps);
     const webhooks = startWebhookRuntime(deps);
     deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
-    const stop = (signal: string) => {
-      deps.log.info({ signal }, "worker shutting down");
-      webhooks
-        .stop()
-        .then(() => deps.close())
-        .then(
-          () => process.exit(0),
-          (error: unknown) => {
-            deps.log.error({ err: error }, "worker shutdown failed");
-            process.exit(1);
-          },
-        );
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
+    stopOnSignal(deps.log, async () => {
+      await webhooks.stop();
+      await deps.close();
+    });
   },
 });
 
@@ -81,34 +61,9 @@ const migrate = defineCommand({
   },
 });
 
-const inquiries = defineCommand({
-  meta: { name: "inquiries", description: "Contact inquiries sent through POST /contact" },
-  subCommands: {
-    list: defineCommand({
-      meta: { name: "list", description: "List the newest inquiries" },
-      args: {
-        limit: { type: "string", description: "How many (default 50)", default: "50" },
-        json: { type: "boolean", description: "One JSON array instead of text" },
-      },
-      async run({ args }) {
-        const limit = Number(args.limit);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError("--limit must be an integer from 1 to 1000");
-        const deps = await createDeps(loadConfig());
-        try {
-          const rows = await listInquiries(deps.db, { limit });
-          if (args.json) console.log(JSON.stringify(rows, null, 2));
-          else for (const r of rows) console.log(`${r.createdAt.toISOString()}  ${r.id}  ${r.name} <${r.email}> (${r.company})\n  ${r.message.replace(/\n/g, "\n  ")}`);
-        } finally {
-          await deps.close();
-        }
-      },
-    }),
-  },
-});
-
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, worker, migrate, inquiries, accounts: accountsCommand, ...catalogCommands },
+  subCommands: { serve, worker, migrate, inquiries: inquiriesCommand, accounts: accountsCommand, ...catalogCommands },
 });
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);

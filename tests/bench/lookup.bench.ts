@@ -9,9 +9,14 @@
  * rate limits set out of the way: what is measured is access resolution (API key or session), the
  * metering's counters, the lookup and the envelope. Numbers rotate over 200 real prefixes.
  *
- * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_SECONDS to change the duration).
+ * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_SECONDS to change the duration;
+ * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the ir21 server process there, for `--cpu-prof`
+ * analysis of where the time goes). Two reference points follow the measured variants: a minimal h3
+ * app answering the same body (the ceiling for any h3 route here) and the server's /healthz (the
+ * spine without a data route); each variant also reports the server's CPU time per request.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -61,9 +66,27 @@ interface Measured {
   latency_p50_ms: number;
   non_2xx: number;
   errors: number;
+  /**
+   * CPU time the server process spent per request (user + system, from /proc; null where that is not
+   * available). Unlike req/s it does not depend on how much CPU the load generator and other
+   * processes left the server, so it says where the time goes.
+   */
+  server_cpu_us_per_request: { user: number; system: number } | null;
 }
 
-async function measure(url: string, headers: Record<string, string>, paths: string[], seconds = SECONDS): Promise<Measured> {
+/** User and system CPU time of a process so far, in µs (Linux /proc; null elsewhere). */
+function cpuTimeOf(pid: number | undefined): { user: number; system: number } | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const tick = 1_000_000 / 100; // USER_HZ
+    return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick };
+  } catch {
+    return null;
+  }
+}
+
+async function measure(url: string, headers: Record<string, string>, paths: string[], seconds = SECONDS, server?: ChildProcess): Promise<Measured> {
+  const before = cpuTimeOf(server?.pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -71,12 +94,15 @@ async function measure(url: string, headers: Record<string, string>, paths: stri
     headers,
     requests: paths.map((path) => ({ method: "GET", path })),
   });
+  const after = cpuTimeOf(server?.pid);
+  const perRequest = (us: number) => Math.round((us / Math.max(1, result.requests.total)) * 10) / 10;
   return {
     requests_per_second: Math.round(result.requests.average),
     latency_p99_ms: result.latency.p99,
     latency_p50_ms: result.latency.p50,
     non_2xx: result.non2xx,
     errors: result.errors,
+    server_cpu_us_per_request: before && after ? { user: perRequest(after.user - before.user), system: perRequest(after.system - before.system) } : null,
   };
 }
 
@@ -93,7 +119,8 @@ export async function run() {
   const config = setup.deps.config;
 
   const port = await freePort();
-  const ir21 = spawn(process.execPath, [serverBin, "serve"], {
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const ir21 = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
     env: {
       ...process.env,
       ...limits,
@@ -129,17 +156,38 @@ export async function run() {
   );
   const bareUrl = `http://127.0.0.1:${basePort}`;
 
+  // Reference point, not the baseline: the least an h3 app costs here — one route answering the same
+  // object through toNodeHandler, loaded by tsx like the server (run from the server package, which
+  // has h3). Its ratio to the baseline is the ceiling for any route served by h3 on this machine.
+  const h3Port = await freePort();
+  const minimalH3 = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      `import { createServer } from "node:http"; import { H3, toNodeHandler } from "h3"; const answer = ${body}; const app = new H3(); app.get("/", () => answer); createServer(toNodeHandler(app)).listen(${h3Port}, "127.0.0.1");`,
+    ],
+    { cwd: fileURLToPath(new URL("../../server/", import.meta.url)), stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const minimalH3Url = `http://127.0.0.1:${h3Port}`;
+
   try {
     await waitFor(`${lookupUrl}/healthz`, ir21);
     await waitFor(bareUrl, bare);
-    // Warm up both (JIT, the lookup index build, connection pools).
+    await waitFor(minimalH3Url, minimalH3);
+    // Warm up (JIT, the lookup index build, connection pools).
     await measure(bareUrl, {}, ["/"], 2);
+    await measure(minimalH3Url, {}, ["/"], 2);
     await measure(lookupUrl, key.headers, paths, 3);
 
-    const baseline = await measure(bareUrl, {}, ["/"]);
-    const apiKey = await measure(lookupUrl, key.headers, paths);
-    const session = await measure(lookupUrl, user.headers, paths);
-    const anonymous = await measure(lookupUrl, {}, paths);
+    const baseline = await measure(bareUrl, {}, ["/"], SECONDS, bare);
+    const apiKey = await measure(lookupUrl, key.headers, paths, SECONDS, ir21);
+    const session = await measure(lookupUrl, user.headers, paths, SECONDS, ir21);
+    const anonymous = await measure(lookupUrl, {}, paths, SECONDS, ir21);
+    const h3Floor = await measure(minimalH3Url, {}, ["/"], SECONDS, minimalH3);
+    const healthz = await measure(lookupUrl, {}, ["/healthz"], SECONDS, ir21);
     const ratio = (m: Measured) => Math.round((m.requests_per_second / baseline.requests_per_second) * 100) / 100;
     return {
       database: setup.target,
@@ -147,6 +195,7 @@ export async function run() {
       connections: CONNECTIONS,
       seconds_each: SECONDS,
       response_bytes: Buffer.byteLength(body),
+      response_bytes_api_key: Buffer.byteLength(JSON.stringify((await setup.json(paths[0]!, { headers: key.headers })).body)),
       baseline_bare_node_http: baseline,
       lookup_api_key: apiKey,
       lookup_session: session,
@@ -155,9 +204,15 @@ export async function run() {
       ratio_rps_session_to_baseline: ratio(session),
       ratio_rps_anonymous_to_baseline: ratio(anonymous),
       target_met: ratio(apiKey) >= 0.6,
+      reference_points: {
+        minimal_h3_app: h3Floor,
+        ir21_healthz: healthz,
+        ratio_rps_minimal_h3_app_to_baseline: ratio(h3Floor),
+        ratio_rps_ir21_healthz_to_baseline: ratio(healthz),
+      },
     };
   } finally {
-    await Promise.all([stop(ir21), stop(bare)]);
+    await Promise.all([stop(ir21), stop(bare), stop(minimalH3)]);
     await setup.close();
   }
 }

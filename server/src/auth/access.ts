@@ -1,8 +1,6 @@
-import type { Clock } from "../clock.ts";
-import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import type { Access, AccessResolver } from "../trpc/access.ts";
-import { findSession, type SessionLifetimes } from "./sessions.ts";
+import type { ActiveSession } from "./sessions.ts";
 
 /** Resolves an API key to its owner; implemented by the console's key store. */
 export interface ApiKeyVerifier {
@@ -12,18 +10,18 @@ export interface ApiKeyVerifier {
 /**
  * The real {@link AccessResolver}: an `X-API-Key` (explicit, so it wins over a cookie the browser
  * happens to send), else the session cookie, else anonymous. Presented but invalid credentials are a
- * 401, never a silent anonymous.
+ * 401, never a silent anonymous. Both lookups go through the credential cache (credential-cache.ts).
  */
-export function createAccessResolver(deps: { db: Db; clock: Clock; sessions: SessionLifetimes; apiKeys: ApiKeyVerifier | null }): AccessResolver {
+export function createAccessResolver(deps: { apiKeys: ApiKeyVerifier; sessions: (token: string) => Promise<ActiveSession | null> }): AccessResolver {
   return {
     async resolve({ sessionToken, apiKey }): Promise<Access> {
       if (apiKey !== null) {
-        const key = deps.apiKeys ? await deps.apiKeys.verify(apiKey) : null;
+        const key = await deps.apiKeys.verify(apiKey);
         if (!key) throw new AppError("UNAUTHORIZED", "Unknown or revoked API key");
         return { kind: "apiKey", userId: key.userId, keyId: key.keyId };
       }
       if (sessionToken !== null) {
-        const session = await findSession(deps.db, deps.clock, deps.sessions, sessionToken);
+        const session = await deps.sessions(sessionToken);
         if (!session) throw new AppError("UNAUTHORIZED", "Session expired or revoked; sign in again");
         return { kind: "session", userId: session.userId, sessionId: session.id };
       }

@@ -17,6 +17,7 @@ import {
 import { toE164 } from "./phone.ts";
 import { createSession, endSession, findSession } from "./sessions.ts";
 import type { AuthSettings } from "./settings.ts";
+import type { CredentialRevocations } from "./credential-cache.ts";
 import { SmsProviderError, type SmsSender } from "./sms/provider.ts";
 import { findOrCreateUser, recordAgreements, toUser } from "./users.ts";
 
@@ -29,6 +30,8 @@ export interface AccountsDeps {
   /** Null when SMS is not configured. */
   sms: SmsSender | null;
   otpPepper: string;
+  /** Told when a session ends, after the change is committed. */
+  revocations: Pick<CredentialRevocations, "sessionEnded">;
 }
 
 export interface Agreement {
@@ -119,6 +122,7 @@ export async function signIn(
     const opened = await createSession(trx, deps.clock, deps.settings.session, { userId: user.id, ip: from.ip, userAgent: from.userAgent });
     return { user, created, opened };
   });
+  if (previous) await deps.revocations.sessionEnded(previous.id);
   deps.log.info({ user_id: result.user.id, session_id: result.opened.session.id, created: result.created }, "signed in");
   return { user: toUser(result.user), created: result.created, token: result.opened.token, cookieExpiresAt: new Date(result.opened.absoluteExpiresAt) };
 }
@@ -129,6 +133,7 @@ export async function signOut(deps: AccountsDeps, sessionToken: string | null): 
   const session = await findSession(deps.db, deps.clock, deps.settings.session, sessionToken);
   if (session) {
     await endSession(deps.db, deps.clock, session.id);
+    await deps.revocations.sessionEnded(session.id);
     deps.log.info({ user_id: session.userId, session_id: session.id }, "signed out");
   }
 }

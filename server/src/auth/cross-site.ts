@@ -12,9 +12,12 @@ export interface WriteRequest {
   secFetchSite: string | null;
 }
 
+/** True for the methods the rule applies to (writes). */
+export const isUnsafeMethod = (method: string) => UNSAFE.has(method.toUpperCase());
+
 /** Why the request is refused, or null when it may proceed. */
 export function crossSiteViolation(request: WriteRequest, allowedOrigins: readonly string[]): string | null {
-  if (!UNSAFE.has(request.method.toUpperCase())) return null;
+  if (!isUnsafeMethod(request.method)) return null;
   if (request.origin !== null) {
     // Exact match only: "null" (sandboxed frames, some redirects) and look-alike hosts are refused.
     return allowedOrigins.includes(request.origin) ? null : `Origin ${request.origin === "null" ? "null" : "is not the console's origin"}`;

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { AccountsDeps } from "./accounts.ts";
+import type { CredentialRevocations } from "./credential-cache.ts";
 import { authSettings, type AuthSettings } from "./settings.ts";
 import { createSmsSender, type SmsSender } from "./sms/provider.ts";
 
@@ -22,6 +23,6 @@ export function createAuthRuntime(config: Config, deps: { clock: Clock; log: Log
 }
 
 /** The sign-in services' view of the server's dependencies. */
-export function accountsDeps(deps: { db: AccountsDeps["db"]; clock: Clock; log: Logger; auth: AuthRuntime; secrets: { otpPepper: string } }): AccountsDeps {
-  return { db: deps.db, clock: deps.clock, log: deps.log, settings: deps.auth.settings, sms: deps.auth.sms, otpPepper: deps.secrets.otpPepper };
+export function accountsDeps(deps: { db: AccountsDeps["db"]; clock: Clock; log: Logger; auth: AuthRuntime; secrets: { otpPepper: string }; credentials: CredentialRevocations }): AccountsDeps {
+  return { db: deps.db, clock: deps.clock, log: deps.log, settings: deps.auth.settings, sms: deps.auth.sms, otpPepper: deps.secrets.otpPepper, revocations: deps.credentials };
 }

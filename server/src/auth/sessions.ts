@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId, randomToken } from "../ids.ts";
+import { credentialHash, type CachedSession, type CredentialCache, type CredentialRevocations } from "./credential-cache.ts";
 
 export interface SessionLifetimes {
   idleMs: number;
@@ -62,11 +63,43 @@ export async function createSession(
 
 /**
  * The live session a cookie token names, or null when it is malformed, unknown, tampered, revoked or
- * expired. Slides the idle expiry, writing at most once per refresh interval.
+ * expired, straight from the database (sign-in and sign-out use this; requests use
+ * {@link createSessionLookup}). Slides the idle expiry, writing at most once per refresh interval.
  */
 export async function findSession(db: Db, clock: Clock, lifetimes: SessionLifetimes, token: string): Promise<ActiveSession | null> {
   const parsed = parseToken(token);
-  if (!parsed) return null;
+  const live = parsed ? await readLiveSession(db, clock, lifetimes, parsed) : null;
+  return live ? toActive(live) : null;
+}
+
+/**
+ * Resolves session cookies for requests through the credential cache: a cached session that is
+ * still live by the (domain) clock and needs no sliding refresh is answered without the database;
+ * anything else (unknown, apparently expired, refresh due) is read and refreshed as
+ * {@link findSession} does. Ended sessions leave the cache through the revocation calls.
+ */
+export function createSessionLookup(db: Db, clock: Clock, lifetimes: SessionLifetimes, cache: CredentialCache): (token: string) => Promise<ActiveSession | null> {
+  return async (token) => {
+    const parsed = parseToken(token);
+    if (!parsed) return null;
+    const hash = credentialHash(token);
+    const known = cache.get(hash);
+    const now = clock.now().getTime();
+    if (known?.kind === "session" && known.expiresAt > now && now - known.lastSeenAt < lifetimes.refreshIntervalMs) return toActive(known);
+    const generation = cache.generation;
+    const live = await readLiveSession(db, clock, lifetimes, parsed);
+    if (!live) {
+      cache.delete(hash);
+      return null;
+    }
+    cache.set(hash, live, generation);
+    return toActive(live);
+  };
+}
+
+const toActive = (s: CachedSession): ActiveSession => ({ id: s.id, userId: s.userId, createdAt: s.createdAt, expiresAt: s.expiresAt });
+
+async function readLiveSession(db: Db, clock: Clock, lifetimes: SessionLifetimes, parsed: { id: string; secret: string }): Promise<CachedSession | null> {
   const row = await db.selectFrom("sessions").selectAll().where("id", "=", parsed.id).executeTakeFirst();
   if (!row) return null;
   // Compare before looking at state, so timing says nothing about which sessions exist.
@@ -74,8 +107,11 @@ export async function findSession(db: Db, clock: Clock, lifetimes: SessionLifeti
   const now = clock.now().getTime();
   if (!matches || row.revoked_at !== null || row.expires_at <= now) return null;
   let expiresAt = row.expires_at;
+  let lastSeenAt = row.last_seen_at;
   if (now - row.last_seen_at >= lifetimes.refreshIntervalMs) {
     expiresAt = Math.min(now + lifetimes.idleMs, row.absolute_expires_at);
+    lastSeenAt = now;
+    // Conditional: of concurrent refreshes (any instance) one writes; the others' values are as good.
     await db
       .updateTable("sessions")
       .set({ last_seen_at: now, expires_at: expiresAt })
@@ -83,7 +119,7 @@ export async function findSession(db: Db, clock: Clock, lifetimes: SessionLifeti
       .where("last_seen_at", "=", row.last_seen_at)
       .execute();
   }
-  return { id: row.id, userId: row.user_id, createdAt: row.created_at, expiresAt };
+  return { kind: "session", id: row.id, userId: row.user_id, createdAt: row.created_at, lastSeenAt, expiresAt, absoluteExpiresAt: row.absolute_expires_at };
 }
 
 /** The account's live sessions, newest first. */
@@ -101,10 +137,11 @@ export async function listSessions(db: Db, clock: Clock, userId: string): Promis
 }
 
 /**
- * Revokes one of the account's live sessions. Another account's id, an unknown one, or one already
- * ended is NOT_FOUND, so ids of other accounts cannot be probed.
+ * Revokes one of the account's live sessions (at once in every instance: the credential caches are
+ * told after the update). Another account's id, an unknown one, or one already ended is NOT_FOUND, so
+ * ids of other accounts cannot be probed.
  */
-export async function revokeSession(db: Db, clock: Clock, userId: string, sessionId: string): Promise<void> {
+export async function revokeSession(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "sessionEnded">, userId: string, sessionId: string): Promise<void> {
   const now = clock.now().getTime();
   const result = await db
     .updateTable("sessions")
@@ -115,10 +152,11 @@ export async function revokeSession(db: Db, clock: Clock, userId: string, sessio
     .where("expires_at", ">", now)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) throw new AppError("NOT_FOUND", "No active session with this id");
+  await revocations.sessionEnded(sessionId);
 }
 
 /** Revokes every live session of the account except `keepSessionId`; API keys are not touched. */
-export async function revokeOtherSessions(db: Db, clock: Clock, userId: string, keepSessionId: string): Promise<number> {
+export async function revokeOtherSessions(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "otherSessionsEnded">, userId: string, keepSessionId: string): Promise<number> {
   const now = clock.now().getTime();
   const result = await db
     .updateTable("sessions")
@@ -128,10 +166,14 @@ export async function revokeOtherSessions(db: Db, clock: Clock, userId: string, 
     .where("revoked_at", "is", null)
     .where("expires_at", ">", now)
     .executeTakeFirst();
+  await revocations.otherSessionsEnded(userId, keepSessionId);
   return Number(result.numUpdatedRows);
 }
 
-/** Ends a session by id whoever owns it (logout, login rotation); a no-op when already ended. */
+/**
+ * Ends a session by id whoever owns it (logout, login rotation); a no-op when already ended. It may
+ * run inside a transaction, so the caller tells `revocations.sessionEnded` once that has committed.
+ */
 export async function endSession(db: Db, clock: Clock, sessionId: string): Promise<void> {
   await db.updateTable("sessions").set({ revoked_at: clock.now().getTime() }).where("id", "=", sessionId).where("revoked_at", "is", null).execute();
 }

@@ -19,6 +19,7 @@ const AuthEnv = z.object({
   SESSION_IDLE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   SESSION_ABSOLUTE_DAYS: z.coerce.number().int().min(1).max(400).default(90),
   SMS_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
 
   ALIYUN_ACCESS_KEY_ID: z.string().min(1).optional(),
   ALIYUN_ACCESS_KEY_SECRET: z.string().min(1).optional(),
@@ -74,6 +75,8 @@ export interface AuthSettings {
   smsTimeoutMs: number;
   sendLimits: SendLimits;
   session: { idleMs: number; absoluteMs: number; refreshIntervalMs: number };
+  /** How long a resolved API key or session may be served from memory (0: never); docs/auth.md "Revocation". */
+  credentialCacheMs: number;
   agreement: { termsVersion: string; privacyVersion: string };
   /** Origins allowed to make cookie-authenticated writes. */
   allowedOrigins: string[];
@@ -102,6 +105,7 @@ export function authSettings(config: Config): AuthSettings {
       globalPerDay: e.SMS_GLOBAL_DAILY_LIMIT,
     },
     session: { idleMs: e.SESSION_IDLE_DAYS * DAY_MS, absoluteMs: e.SESSION_ABSOLUTE_DAYS * DAY_MS, refreshIntervalMs: 3_600_000 },
+    credentialCacheMs: e.CREDENTIAL_CACHE_SECONDS * 1000,
     agreement: config.agreement,
     allowedOrigins: config.publicOrigins,
   };

@@ -1,8 +1,7 @@
 import { defineCommand, type CommandDef } from "citty";
-import { loadConfig } from "../config.ts";
+import { withServerDeps } from "../command-support.ts";
 import { toIso, toIsoOrNull } from "../contract/common.ts";
-import { createDeps, type AppDeps } from "../deps.ts";
-import { migrateToLatest } from "../db/migrate.ts";
+import type { AppDeps } from "../deps.ts";
 import { importDataset, type ImportResult } from "./import.ts";
 import type { ReferenceReport } from "./importers/reference.ts";
 import { scheduleImports } from "./schedule.ts";
@@ -56,17 +55,6 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
   return result;
 }
 
-async function withDeps<T>(run: (deps: AppDeps) => Promise<T>): Promise<T> {
-  const deps = await createDeps(loadConfig());
-  try {
-    // The embedded SQLite default migrates itself, as `serve` does; a shared MySQL is migrated by `migrate`.
-    if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
-    return await run(deps);
-  } finally {
-    await deps.close();
-  }
-}
-
 const pathsOf = (args: { _: string[] }) => args._.filter((a) => a.length > 0);
 const fullReset = { type: "boolean", description: "Announce the new version as a global reset (ir21.catalog.updated)" } as const;
 
@@ -76,21 +64,21 @@ const importCommand = defineCommand({
     reference: defineCommand({
       meta: { name: "reference", description: "Reference data from the bundled npm packages (mcc-mnc-list, libphonenumber carrier data, i18n-iso-countries)" },
       args: { "full-reset": fullReset },
-      run: ({ args }) => withDeps((deps) => runImport(deps, "reference", [], { fullReset: args["full-reset"] })),
+      run: ({ args }) => withServerDeps((deps) => runImport(deps, "reference", [], { fullReset: args["full-reset"] })),
     }),
     ir21: defineCommand({
       meta: { name: "ir21", description: "IR.21 documents (.json/.xml files or folders) as the whole dataset" },
       args: { paths: { type: "positional", description: "Files or folders", required: true }, "full-reset": fullReset },
-      run: ({ args }) => withDeps((deps) => runImport(deps, "ir21", pathsOf(args), { fullReset: args["full-reset"] })),
+      run: ({ args }) => withServerDeps((deps) => runImport(deps, "ir21", pathsOf(args), { fullReset: args["full-reset"] })),
     }),
     mixed: defineCommand({
       meta: { name: "mixed", description: "Reference data with the operators of these IR.21 documents replaced by the documents" },
       args: { paths: { type: "positional", description: "Folder (or files) of IR.21 documents", required: true }, "full-reset": fullReset },
-      run: ({ args }) => withDeps((deps) => runImport(deps, "mixed", pathsOf(args), { fullReset: args["full-reset"] })),
+      run: ({ args }) => withServerDeps((deps) => runImport(deps, "mixed", pathsOf(args), { fullReset: args["full-reset"] })),
     }),
     demo: defineCommand({
       meta: { name: "demo", description: "The small hand-made demo dataset (not real data)" },
-      run: () => withDeps((deps) => runImport(deps, "demo", [])),
+      run: () => withServerDeps((deps) => runImport(deps, "demo", [])),
     }),
   },
 });
@@ -104,7 +92,7 @@ const versionsCommand = defineCommand({
   async run({ args }) {
     const limit = Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error("--limit must be an integer from 1 to 1000");
-    await withDeps(async (deps) => {
+    await withServerDeps(async (deps) => {
       const versions = await listVersions(deps.db, { limit });
       if (args.json) return console.log(JSON.stringify(versions.map(toVersionInfo), null, 2));
       if (versions.length === 0) return console.log("No dataset imported yet. Run: ir21-server import reference");

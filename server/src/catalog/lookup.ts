@@ -29,7 +29,8 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
   return {
     number: parsed.number,
     country_iso2: range?.country_iso2 ?? parsed.country ?? null,
-    valid: parsed.isValid(),
+    // With type metadata (the max set) "valid" is "has a type"; isValid() would repeat that matching.
+    valid: type !== undefined || parsed.isValid(),
     number_type: type ? type.toLowerCase() : null,
     range_holder: range?.range_holder ?? null,
     operator,

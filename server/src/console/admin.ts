@@ -1,7 +1,9 @@
 import { toE164 } from "../auth/phone.ts";
 import type { Db } from "../db/db.ts";
 import type { UserTable } from "../auth/tables.ts";
+import type { InvalidationBus } from "../storage/invalidations.ts";
 import type { ConsoleSettings } from "./plans.ts";
+import { ACCOUNT_CHANGED } from "./usage-ledger.ts";
 
 /** Operators' account administration (used by `ir21-server accounts …`). */
 export class AdminError extends Error {
@@ -20,12 +22,23 @@ export async function findAccount(db: Db, ref: string): Promise<UserTable> {
   return user;
 }
 
-/** Puts an account on a plan; quota and rate limit follow from the next request. */
-export async function setPlan(db: Db, settings: Pick<ConsoleSettings, "plans">, ref: string, planId: string): Promise<{ user: UserTable; previous: string }> {
+/**
+ * Puts an account on a plan. Quota and rate limit follow from the account's next request in every
+ * instance told through `invalidations` (all of them with REDIS_URL); otherwise within a few seconds,
+ * when the instance re-reads the account (docs/console.md "Plans").
+ */
+export async function setPlan(
+  db: Db,
+  invalidations: Pick<InvalidationBus, "publish">,
+  settings: Pick<ConsoleSettings, "plans">,
+  ref: string,
+  planId: string,
+): Promise<{ user: UserTable; previous: string }> {
   if (!settings.plans.some((p) => p.id === planId)) {
     throw new AdminError(`Unknown plan "${planId}"; plans: ${settings.plans.map((p) => p.id).join(", ")}`);
   }
   const user = await findAccount(db, ref);
   await db.updateTable("users").set({ plan: planId }).where("id", "=", user.id).execute();
+  await invalidations.publish({ topic: ACCOUNT_CHANGED, id: user.id });
   return { user: { ...user, plan: planId }, previous: user.plan };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 import type { Clock } from "../clock.ts";
 import { API_KEY_PREFIX } from "../contract/api-keys.ts";
@@ -8,6 +8,7 @@ import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { ApiKeyVerifier } from "../auth/access.ts";
+import { credentialHash, type CachedApiKey, type CredentialCache, type CredentialRevocations } from "../auth/credential-cache.ts";
 import type { ApiKeyTable } from "./tables.ts";
 
 /*
@@ -35,7 +36,8 @@ function base62(value: bigint, width: number): string {
 }
 
 const checksumOf = (body: string) => base62(BigInt(crc32(body)), CHECKSUM_CHARS);
-const sha256 = (key: string) => createHash("sha256").update(key, "utf8").digest("hex");
+/** The stored digest of a key (hex SHA-256), which is also its credential-cache key. */
+const sha256 = credentialHash;
 
 /** A new random key in the documented format. */
 export function generateApiKey(): string {
@@ -95,41 +97,51 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKeySummary
 }
 
 /**
- * Revokes one of the account's keys; it stops working on the next request (lookups are not cached).
- * Revoking a revoked key is a no-op; another account's or an unknown id is NOT_FOUND.
+ * Revokes one of the account's keys; it stops working on the next request, in every instance (the
+ * credential caches are told after the update commits). Revoking a revoked key changes nothing (and
+ * tells the caches again); another account's or an unknown id is NOT_FOUND.
  */
-export async function revokeApiKey(db: Db, clock: Clock, userId: string, keyId: string): Promise<void> {
+export async function revokeApiKey(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "apiKeyRevoked">, userId: string, keyId: string): Promise<void> {
   const row = await db.selectFrom("api_keys").select(["id", "revoked_at"]).where("id", "=", keyId).where("user_id", "=", userId).executeTakeFirst();
   if (!row) throw new AppError("NOT_FOUND", "No API key with this id");
-  if (row.revoked_at !== null) return;
-  await db.updateTable("api_keys").set({ revoked_at: clock.now().getTime() }).where("id", "=", keyId).where("revoked_at", "is", null).execute();
+  if (row.revoked_at === null) {
+    await db.updateTable("api_keys").set({ revoked_at: clock.now().getTime() }).where("id", "=", keyId).where("revoked_at", "is", null).execute();
+  }
+  await revocations.apiKeyRevoked(keyId);
 }
 
 /**
- * Checks `X-API-Key` values: format and checksum first (no lookup for garbage), then the unique hash
- * index. No positive cache, so a revocation is visible to every instance on the next request.
+ * Checks `X-API-Key` values: the credential cache, else format and checksum (no lookup for garbage),
+ * then the unique hash index. Unknown and revoked keys are never cached. last_used_at is
+ * written at most once a minute per key, decided from the cached value (no read per request).
  */
-export function createApiKeyVerifier(db: Db, clock: Clock): ApiKeyVerifier {
+export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCache): ApiKeyVerifier {
   return {
     async verify(key) {
-      if (!isWellFormedApiKey(key)) return null;
-      const row = await db
-        .selectFrom("api_keys")
-        .select(["id", "user_id", "revoked_at", "last_used_at"])
-        .where("key_hash", "=", sha256(key))
-        .executeTakeFirst();
-      if (!row || row.revoked_at !== null) return null;
+      const hash = sha256(key);
+      let known = cache.get(hash);
+      if (known?.kind !== "apiKey") {
+        // A cached hash is a key that passed this before; anything else is checked before the lookup.
+        if (!isWellFormedApiKey(key)) return null;
+        const generation = cache.generation;
+        const row = await db.selectFrom("api_keys").select(["id", "user_id", "revoked_at", "last_used_at"]).where("key_hash", "=", hash).executeTakeFirst();
+        if (!row || row.revoked_at !== null) return null;
+        known = { kind: "apiKey", id: row.id, userId: row.user_id, lastUsedAt: row.last_used_at } satisfies CachedApiKey;
+        cache.set(hash, known, generation);
+      }
       const now = clock.now().getTime();
-      if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
-        // Conditional, so concurrent requests of one key write once per minute between them.
+      if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+        // Claimed before the write, so concurrent requests here write once; the condition makes
+        // instances write once a minute between them.
+        known.lastUsedAt = now;
         await db
           .updateTable("api_keys")
           .set({ last_used_at: now })
-          .where("id", "=", row.id)
+          .where("id", "=", known.id)
           .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - LAST_USED_RESOLUTION_MS)]))
           .execute();
       }
-      return { userId: row.user_id, keyId: row.id };
+      return { userId: known.userId, keyId: known.id };
     },
   };
 }

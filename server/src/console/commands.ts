@@ -1,32 +1,30 @@
 import { defineCommand } from "citty";
-import { UsageError } from "../command-errors.ts";
-import { loadConfig } from "../config.ts";
-import { createDeps, type AppDeps } from "../deps.ts";
+import { UsageError, withServerDeps } from "../command-support.ts";
+import type { AppDeps } from "../deps.ts";
 import { maskPhone } from "../log.ts";
 import { AdminError, findAccount, setPlan } from "./admin.ts";
 import { usageReport } from "./usage.ts";
 import { planOf } from "./plans.ts";
 
+/** An operator command on the environment's database; a bad account or plan reference is a usage error. */
 async function withDeps<T>(run: (deps: AppDeps) => Promise<T>): Promise<T> {
-  const deps = await createDeps(loadConfig());
   try {
-    return await run(deps);
+    return await withServerDeps(run);
   } catch (error) {
     if (error instanceof AdminError) throw new UsageError(error.message);
     throw error;
-  } finally {
-    await deps.close();
   }
 }
 
 /** `ir21-server accounts set-plan <phone|user id> <plan>`, as a function the tests call directly. */
-export async function setPlanCommand(deps: Pick<AppDeps, "db" | "console">, ref: string, plan: string): Promise<string> {
-  const { user, previous } = await setPlan(deps.db, deps.console.settings, ref, plan);
+export async function setPlanCommand(deps: Pick<AppDeps, "db" | "console" | "invalidations">, ref: string, plan: string): Promise<string> {
+  const { user, previous } = await setPlan(deps.db, deps.invalidations, deps.console.settings, ref, plan);
   return `${user.id} (${maskPhone(user.phone)}): plan ${previous} -> ${user.plan}`;
 }
 
 /** `ir21-server accounts show <phone|user id>`: plan, this month's usage, keys and sessions. */
 export async function showAccountCommand(deps: Pick<AppDeps, "db" | "console" | "clock">, ref: string): Promise<Record<string, unknown>> {
+  await deps.console.ledger.flush();
   const user = await findAccount(deps.db, ref);
   const now = deps.clock.now().getTime();
   const plan = planOf(deps.console.settings, user.plan);

@@ -9,5 +9,8 @@ export const getUsageProcedure = sessionProcedure
   .output(ZGetUsageResponse)
   .query(async ({ ctx }) => {
     const plan = await currentPlan(ctx.deps, ctx.access.userId);
+    // Counts are buffered for up to a second; this instance's are written first, so a report always
+    // includes the caller's own requests (other instances' appear once they have written theirs).
+    await ctx.deps.console.ledger.flush();
     return usageReport(ctx.deps.db, ctx.access.userId, ctx.deps.clock.now().getTime(), plan.monthly_quota);
   });

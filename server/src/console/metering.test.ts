@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.ts";
 import { createApiKey, signIn, startDataProbe, startTestServer, type DataProbe, type TestServer } from "../testing/index.ts";
+import { setPlanCommand } from "./commands.ts";
 import { periodAt, shanghaiDate } from "./usage.ts";
 
 describe("usage period (Asia/Shanghai calendar month)", () => {
@@ -14,6 +15,12 @@ describe("usage period (Asia/Shanghai calendar month)", () => {
     expect(period.nextFirstDay).toBe("2026-10-01");
     expect(shanghaiDate(Date.parse("2026-08-31T15:59:59.999Z"))).toBe("2026-08-31");
     expect(new Date(periodAt(Date.parse("2026-12-31T17:00:00Z")).endMs).toISOString()).toBe("2027-01-31T16:00:00.000Z");
+  });
+
+  it("the remembered date is right wherever the next instant falls (forwards, backwards, at midnight)", () => {
+    const midnight = Date.parse("2026-09-30T16:00:00Z"); // 2026-10-01 00:00 in Shanghai
+    const instants = [midnight - 1, midnight, midnight - 1, midnight + 86_399_999, midnight + 86_400_000, midnight - 86_400_001, 0, midnight];
+    for (const ms of instants) expect(shanghaiDate(ms), new Date(ms).toISOString()).toBe(new Date(ms + 8 * 3_600_000).toISOString().slice(0, 10));
   });
 });
 
@@ -143,7 +150,8 @@ describe("rate limits", () => {
     const key = await createApiKey(server, alice);
     for (let i = 0; i < 3; i++) await probe.fetch("/v1/probe", { headers: key.headers });
     expect((await probe.fetch("/v1/probe", { headers: key.headers })).status).toBe(429);
-    await server.deps.db.updateTable("users").set({ plan: "developer" }).where("id", "=", alice.userId).execute();
+    // The operators' command (ir21-server accounts set-plan), which tells the instances' caches.
+    await setPlanCommand(server.deps, alice.userId, "developer");
     const raised = await probe.fetch("/v1/probe", { headers: key.headers });
     expect(raised.status).toBe(200);
     expect(raised.headers.get("ratelimit-policy")).toBe('"minute";q=300;w=60');

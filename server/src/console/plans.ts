@@ -31,6 +31,8 @@ export interface ConsoleSettings {
   contactPerHour: number;
   /** Active (unrevoked) API keys an account may hold. */
   maxActiveKeys: number;
+  /** How often buffered usage counts are written and account totals re-read (docs/console.md "Usage and quota"). */
+  usageFlushIntervalMs: number;
 }
 
 const positive = z.coerce.number().int().min(1).max(1_000_000_000);
@@ -61,6 +63,7 @@ export function consoleSettings(config: Pick<Config, "env">): ConsoleSettings {
     anonymousRatePerMinute: read("ANONYMOUS_RATE_LIMIT_PER_MINUTE", 30),
     contactPerHour: read("CONTACT_IP_HOURLY_LIMIT", 10),
     maxActiveKeys: read("API_KEYS_PER_ACCOUNT", 20),
+    usageFlushIntervalMs: read("USAGE_FLUSH_INTERVAL_MS", 1000),
   };
   if (problems.length) throw new ConfigError(problems);
   return settings;

@@ -7,7 +7,7 @@ export const revokeApiKeyProcedure = sessionProcedure
   .input(ZRevokeApiKeyRequest)
   .output(ZRevokeApiKeyResponse)
   .mutation(async ({ ctx, input }) => {
-    await revokeApiKey(ctx.deps.db, ctx.deps.clock, ctx.access.userId, input.id);
+    await revokeApiKey(ctx.deps.db, ctx.deps.clock, ctx.deps.credentials, ctx.access.userId, input.id);
     ctx.deps.log.info({ user_id: ctx.access.userId, key_id: input.id }, "API key revoked");
     return { revoked: true as const };
   });

@@ -7,7 +7,7 @@ export const revokeOtherSessionsProcedure = sessionProcedure
   .input(ZRevokeOtherSessionsRequest)
   .output(ZRevokeOtherSessionsResponse)
   .mutation(async ({ ctx }) => {
-    const revoked = await revokeOtherSessions(ctx.deps.db, ctx.deps.clock, ctx.access.userId, ctx.access.sessionId);
+    const revoked = await revokeOtherSessions(ctx.deps.db, ctx.deps.clock, ctx.deps.credentials, ctx.access.userId, ctx.access.sessionId);
     ctx.deps.log.info({ user_id: ctx.access.userId, revoked }, "other sessions revoked");
     return { revoked };
   });

@@ -7,7 +7,7 @@ export const revokeSessionProcedure = sessionProcedure
   .input(ZRevokeSessionRequest)
   .output(ZRevokeSessionResponse)
   .mutation(async ({ ctx, input }) => {
-    await revokeSession(ctx.deps.db, ctx.deps.clock, ctx.access.userId, input.id);
+    await revokeSession(ctx.deps.db, ctx.deps.clock, ctx.deps.credentials, ctx.access.userId, input.id);
     const current = input.id === ctx.access.sessionId;
     if (current) ctx.setSessionCookie(null);
     ctx.deps.log.info({ user_id: ctx.access.userId, session_id: input.id, current }, "session revoked");

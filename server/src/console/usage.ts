@@ -9,9 +9,16 @@ import { dialectOf, type Db } from "../db/db.ts";
 const SHANGHAI_OFFSET_MS = 8 * 3_600_000;
 const DAY_MS = 86_400_000;
 
+/** The last date formatted and the instants it covers: every metered request needs "today". */
+let today = { date: "", startMs: 0, endMs: 0 };
+
 /** The Shanghai calendar date of an instant, `YYYY-MM-DD`. */
 export function shanghaiDate(ms: number): string {
-  return new Date(ms + SHANGHAI_OFFSET_MS).toISOString().slice(0, 10);
+  if (ms >= today.startMs && ms < today.endMs) return today.date;
+  const local = ms + SHANGHAI_OFFSET_MS;
+  const startMs = local - (((local % DAY_MS) + DAY_MS) % DAY_MS) - SHANGHAI_OFFSET_MS;
+  today = { date: new Date(local).toISOString().slice(0, 10), startMs, endMs: startMs + DAY_MS };
+  return today.date;
 }
 
 export interface Period {
@@ -33,15 +40,36 @@ export function periodAt(ms: number): Period {
   return { startMs, endMs, firstDay: shanghaiDate(startMs), nextFirstDay: shanghaiDate(endMs) };
 }
 
-/** Adds to the account's counters for the day and endpoint (one upsert). */
-export async function recordUsage(db: Db, entry: { userId: string; now: number; endpoint: string; successes: number; failures: number }): Promise<void> {
-  const values = { user_id: entry.userId, day: shanghaiDate(entry.now), endpoint: entry.endpoint.slice(0, 100), successes: entry.successes, failures: entry.failures };
+/** Counts to add to one `usage_daily` row. */
+export interface UsageCount {
+  userId: string;
+  /** Shanghai date, `YYYY-MM-DD`. */
+  day: string;
+  endpoint: string;
+  successes: number;
+  failures: number;
+}
+
+/** The Shanghai date and the stored endpoint name (bounded by the column) of a usage entry. */
+export function usageRowOf(entry: { userId: string; now: number; endpoint: string }): Pick<UsageCount, "userId" | "day" | "endpoint"> {
+  return { userId: entry.userId, day: shanghaiDate(entry.now), endpoint: entry.endpoint.slice(0, 100) };
+}
+
+/**
+ * Adds counts to their rows in one statement (a multi-row upsert). Rows go in primary-key order, so
+ * instances writing overlapping rows at once lock them in the same order (no deadlock between them).
+ */
+export async function addUsage(db: Db, counts: readonly UsageCount[]): Promise<void> {
+  if (counts.length === 0) return;
+  const values = [...counts]
+    .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0))
+    .map((c) => ({ user_id: c.userId, day: c.day, endpoint: c.endpoint, successes: c.successes, failures: c.failures }));
   const insert = db.insertInto("usage_daily").values(values);
   if (dialectOf(db) === "mysql") {
     await insert
       .onDuplicateKeyUpdate({
-        successes: sql`successes + ${entry.successes}`,
-        failures: sql`failures + ${entry.failures}`,
+        successes: sql`successes + VALUES(successes)`,
+        failures: sql`failures + VALUES(failures)`,
       })
       .execute();
   } else {
@@ -54,6 +82,32 @@ export async function recordUsage(db: Db, entry: { userId: string; now: number; 
       )
       .execute();
   }
+}
+
+/**
+ * Each account's plan and successful queries in the period, in one query (plan and total are what a
+ * quota decision needs). Accounts that do not exist are absent from the map.
+ */
+export async function accountTotals(db: Db, userIds: readonly string[], period: Period): Promise<Map<string, { plan: string; used: number }>> {
+  const totals = new Map<string, { plan: string; used: number }>();
+  if (userIds.length === 0) return totals;
+  const rows = await db
+    .selectFrom("users")
+    .select((eb) => [
+      "id",
+      "plan",
+      eb
+        .selectFrom("usage_daily")
+        .select((sub) => sub.fn.sum<number>("successes").as("s"))
+        .whereRef("usage_daily.user_id", "=", "users.id")
+        .where("usage_daily.day", ">=", period.firstDay)
+        .where("usage_daily.day", "<", period.nextFirstDay)
+        .as("used"),
+    ])
+    .where("id", "in", userIds)
+    .execute();
+  for (const row of rows) totals.set(row.id, { plan: row.plan, used: Number(row.used ?? 0) });
+  return totals;
 }
 
 export interface UsageReport {

@@ -1,5 +1,5 @@
 import { getCookie, type H3Event } from "h3";
-import { crossSiteViolation } from "../auth/cross-site.ts";
+import { crossSiteViolation, isUnsafeMethod } from "../auth/cross-site.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { sessionCookieName } from "./cookies.ts";
@@ -10,6 +10,8 @@ import { sessionCookieName } from "./cookies.ts";
  * sign-in endpoints apply the same rule to every request (login CSRF).
  */
 export function refuseCrossSiteCookieWrite(event: H3Event, config: Pick<Config, "publicOrigins" | "secureCookies">): void {
+  // Reads are never refused (crossSiteViolation says so too): no cookie parsing on the hot GET path.
+  if (!isUnsafeMethod(event.req.method)) return;
   if (getCookie(event, sessionCookieName(config)) === undefined) return;
   const headers = event.req.headers;
   const violation = crossSiteViolation({ method: event.req.method, origin: headers.get("origin"), secFetchSite: headers.get("sec-fetch-site") }, config.publicOrigins);

@@ -1,4 +1,5 @@
-import { getCookie, getRequestIP, type H3Event } from "h3";
+import { getCookie, type H3Event } from "h3";
+import { clientIp } from "./client-ip.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Access } from "../trpc/access.ts";
 import { sessionCookieName } from "./cookies.ts";
@@ -19,13 +20,15 @@ export async function meteredQuery<T>(
   run: (access: Access) => Promise<T>,
   options: { cost?: number } = {},
 ): Promise<T> {
+  const apiKey = event.req.headers.get("x-api-key");
   const access = await deps.access.resolve({
-    sessionToken: getCookie(event, sessionCookieName(deps.config)) ?? null,
-    apiKey: event.req.headers.get("x-api-key"),
+    // An API key wins over the cookie, so the cookie header is not even parsed then.
+    sessionToken: apiKey === null ? (getCookie(event, sessionCookieName(deps.config)) ?? null) : null,
+    apiKey,
   });
-  const request = { access, ip: getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? null, endpoint, cost: options.cost };
+  const request = { access, ip: clientIp(event, deps.config), endpoint, cost: options.cost };
   const { headers } = await deps.metering.admit(request);
-  for (const [name, value] of Object.entries(headers)) event.res.headers.set(name, value);
+  for (const name in headers) event.res.headers.set(name, headers[name]!);
   let result: T;
   try {
     result = await run(access);

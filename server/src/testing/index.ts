@@ -5,7 +5,7 @@ import { loadConfig } from "../config.ts";
 import { createDeps, type AppDeps } from "../deps.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { startServer } from "../serve.ts";
-import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestTarget } from "./databases.ts";
+import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestDatabase, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
 import { loadInitialDataset, type InitialDataset } from "../catalog/initial-dataset.ts";
 import type { HostResolver } from "../webhooks/url-policy.ts";
@@ -65,6 +65,12 @@ export interface TestServerOptions {
   dataset?: InitialDataset;
   /** DNS for webhook targets (see webhooks/url-policy.ts); the system resolver when unset. */
   hostResolver?: HostResolver;
+  /**
+   * Start another instance of `instanceOf`'s deployment instead of a new one: the same database,
+   * Redis key prefix, secrets, environment (plus `env`) and clock, its own process-local state (caches,
+   * buffered usage). Closing it leaves the shared database and Redis keys to the first server.
+   */
+  instanceOf?: TestServer;
 }
 
 /**
@@ -77,11 +83,14 @@ export interface TestServerOptions {
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const target = testTarget();
-  const database = await createTestDatabase(target);
-  const clock = options.clock ?? new ManualClock();
+  const first = options.instanceOf;
+  const database: Pick<TestDatabase, "url" | "dir" | "drop"> = first
+    ? { url: first.deps.config.databaseUrl, dir: first.dir, drop: async () => undefined }
+    : await createTestDatabase(target);
+  const clock = options.clock ?? first?.clock ?? new ManualClock();
   const logs = captureLogs();
-  const keyPrefix = `ir21test:${randomBytes(6).toString("hex")}:`;
-  const config = loadConfig({
+  const keyPrefix = first?.deps.store.keyPrefix ?? `ir21test:${randomBytes(6).toString("hex")}:`;
+  const config = loadConfig(first ? { ...first.deps.config.env, ...options.env } : {
     NODE_ENV: "test",
     DATABASE_URL: database.url,
     REDIS_URL: target === "mysql" ? TEST_REDIS_URL() : undefined,
@@ -101,12 +110,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });
-  await migrateToLatest(deps.db);
+  if (!first) await migrateToLatest(deps.db);
   if (options.dataset) await loadInitialDataset(deps, options.dataset);
   const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {
     async beforeClose() {
-      // Leave the shared Redis as we found it.
-      const redis = deps.store.redis;
+      // Leave the shared Redis as we found it (the first instance does, for all of them).
+      const redis = first ? null : deps.store.redis;
       if (redis) {
         const keys = await redis.keys(`${keyPrefix}*`);
         if (keys.length) await redis.del(...keys);

@@ -1,4 +1,5 @@
-import { deleteCookie, getCookie, getRequestIP, setCookie, type H3Event } from "h3";
+import { deleteCookie, getCookie, setCookie, type H3Event } from "h3";
+import { clientIp } from "../http/client-ip.ts";
 import type { AppDeps } from "../deps.ts";
 import { sessionCookieName } from "../http/cookies.ts";
 import { requestIdOf } from "../http/request-id.ts";
@@ -31,7 +32,7 @@ export function createContext(event: H3Event, deps: AppDeps): ServerContext {
   const cookieName = sessionCookieName(deps.config);
   return {
     requestId: requestIdOf(event),
-    ip: getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? null,
+    ip: clientIp(event, deps.config),
     userAgent: headers.get("user-agent"),
     sessionToken: getCookie(event, cookieName) ?? null,
     apiKey: headers.get("x-api-key"),

@@ -1,0 +1,52 @@
+import { loadConfig } from "./config.ts";
+import { createDeps, type AppDeps } from "./deps.ts";
+import { migrateToLatest } from "./db/migrate.ts";
+import type { Logger } from "./log.ts";
+
+/** A mistake in how an `ir21-server` command was called: printed without a stack, exit status 64. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/**
+ * The embedded SQLite default migrates itself whenever a command opens it; a shared MySQL is migrated
+ * by the operator (`ir21-server migrate`), so that many instances starting at once never race on DDL.
+ */
+export async function migrateEmbedded(deps: AppDeps): Promise<void> {
+  if (deps.dialect === "sqlite") await migrateToLatest(deps.db);
+}
+
+/**
+ * Opens the server's dependencies from the environment for a one-shot command and closes them
+ * afterwards, whatever happens.
+ * @example
+ * await withServerDeps(async (deps) => console.log(await listInquiries(deps.db, { limit: 10 })));
+ */
+export async function withServerDeps<T>(run: (deps: AppDeps) => Promise<T>): Promise<T> {
+  const deps = await createDeps(loadConfig());
+  try {
+    await migrateEmbedded(deps);
+    return await run(deps);
+  } finally {
+    await deps.close();
+  }
+}
+
+/**
+ * Keeps a long-running command (serve, worker) until SIGTERM or SIGINT, then runs its graceful stop
+ * and exits: 0 when it stopped cleanly, 1 when stopping failed.
+ */
+export function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal }, "shutting down");
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+}

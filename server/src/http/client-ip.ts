@@ -1,0 +1,19 @@
+import { getRequestIP, type H3Event } from "h3";
+import type { Config } from "../config.ts";
+
+/**
+ * The client's address, for rate limits, audit rows and logs. Behind a proxy we run (TRUST_PROXY),
+ * it is the RIGHTMOST X-Forwarded-For entry, the one our proxy appended; everything left of it came
+ * from the client and can be forged (h3's `xForwardedFor` option takes the leftmost, which would let a
+ * client choose its own rate-limit bucket). Without TRUST_PROXY the header is ignored.
+ * @example
+ * const ip = clientIp(event, deps.config); // "203.0.113.7"
+ */
+export function clientIp(event: H3Event, config: Pick<Config, "trustProxy">): string | null {
+  if (config.trustProxy) {
+    const forwarded = event.req.headers.get("x-forwarded-for");
+    const nearest = forwarded?.split(",").at(-1)?.trim();
+    if (nearest) return nearest;
+  }
+  return getRequestIP(event) ?? null;
+}

@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Logger } from "../log.ts";
+import type { SharedStore } from "./shared-store.ts";
+
+/**
+ * "Something you may have cached changed": a credential was revoked, an account's plan moved. Topics
+ * are owned by the caches that listen to them (auth/credential-cache.ts, console/usage-ledger.ts).
+ */
+export interface Invalidation {
+  topic: string;
+  /** The changed thing's id (key_…, ses_…, usr_…). */
+  id: string;
+  /** An id the change leaves alone (revoke-others keeps the current session). */
+  except?: string;
+}
+
+type Listener = (message: Invalidation) => void;
+
+/**
+ * Tells every cache in every instance that something changed, so in-process caches can serve the hot
+ * path without letting a revoked credential through.
+ *
+ * `publish` applies a message to this process's listeners synchronously (so the change is visible here
+ * before the revoking request answers) and then sends it on the Redis channel `<keyPrefix>invalidate`
+ * to the other instances. Without Redis there are no other instances to tell (a deployment that runs
+ * several without Redis relies on the caches' TTL alone).
+ *
+ * Messages sent while an instance's subscription is down are lost, so the bus reports `live: false`
+ * from the moment the subscriber's connection closes until it is subscribed again, and calls the
+ * `onReset` listeners on both edges: caches drop what they hold and do not cache while not live.
+ */
+export class InvalidationBus {
+  readonly #listeners: Listener[] = [];
+  readonly #resetListeners: Array<() => void> = [];
+  readonly #origin = randomBytes(8).toString("hex");
+  readonly #channel: string;
+  #subscriber: Redis | null = null;
+  #live: boolean;
+  #closed = false;
+
+  private constructor(
+    private readonly store: Pick<SharedStore, "redis" | "keyPrefix">,
+    private readonly log: Logger,
+  ) {
+    this.#channel = `${store.keyPrefix}invalidate`;
+    this.#live = store.redis === null;
+  }
+
+  /**
+   * Opens the bus; with Redis, resolves once this instance is subscribed.
+   * @example
+   * const bus = await InvalidationBus.open(store, log);
+   * bus.on((m) => { if (m.topic === "apiKey") cache.forgetKey(m.id); });
+   */
+  static async open(store: Pick<SharedStore, "redis" | "keyPrefix">, log: Logger): Promise<InvalidationBus> {
+    const bus = new InvalidationBus(store, log);
+    if (store.redis) await bus.#subscribe(store.redis);
+    return bus;
+  }
+
+  async #subscribe(redis: Redis): Promise<void> {
+    // A connection in subscriber mode can do nothing else, hence a second one.
+    const subscriber = redis.duplicate({ connectionName: `${this.store.keyPrefix}invalidations` });
+    this.#subscriber = subscriber;
+    subscriber.on("message", (channel: string, text: string) => {
+      if (channel !== this.#channel) return;
+      let message: Invalidation & { origin?: string };
+      try {
+        message = JSON.parse(text) as Invalidation & { origin?: string };
+      } catch {
+        return;
+      }
+      if (message.origin === this.#origin) return; // applied locally when published
+      this.#deliver({ topic: message.topic, id: message.id, except: message.except });
+    });
+    subscriber.on("close", () => {
+      if (this.#live) this.log.warn("invalidation channel lost; credential and usage caches bypassed until it is back");
+      this.#setLive(false);
+    });
+    subscriber.on("ready", () => {
+      // Resubscribe explicitly and only count as live once Redis confirmed it: messages published
+      // between the disconnect and this point were missed, which the reset covers.
+      subscriber.subscribe(this.#channel).then(
+        () => this.#setLive(true),
+        () => undefined, // the connection dropped again; "ready" comes back with it
+      );
+    });
+    subscriber.on("error", () => undefined); // reported through close/ready; ioredis retries
+    await subscriber.subscribe(this.#channel);
+    this.#setLive(true);
+  }
+
+  #setLive(live: boolean): void {
+    if (this.#closed) return;
+    const changed = live !== this.#live;
+    this.#live = live;
+    if (changed) for (const reset of this.#resetListeners) reset();
+  }
+
+  #deliver(message: Invalidation): void {
+    for (const listener of this.#listeners) listener(message);
+  }
+
+  /** True when every invalidation reaches this instance (always, without Redis). */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  on(listener: Listener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Called when the bus stops or starts being live: drop everything cached. */
+  onReset(listener: () => void): void {
+    this.#resetListeners.push(listener);
+  }
+
+  /**
+   * Applies the message here at once, then tells the other instances. Call it after the change is
+   * committed, so a cache that reloads on the message reads the new state. A failed send is logged,
+   * not thrown: the change itself has happened, and the other instances' TTL still bounds it.
+   */
+  async publish(message: Invalidation): Promise<void> {
+    this.#deliver(message);
+    const redis = this.store.redis;
+    if (!redis) return;
+    try {
+      await redis.publish(this.#channel, JSON.stringify({ ...message, origin: this.#origin }));
+    } catch (error) {
+      this.log.warn({ err: error, topic: message.topic }, "could not publish an invalidation; other instances see it when their cache entry expires");
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const subscriber = this.#subscriber;
+    if (subscriber && subscriber.status !== "end") await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+}
