@@ -29,7 +29,10 @@ export async function startServer(deps: AppDeps, listen: { port: number; host: s
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  // Idle keep-alive sockets outlive the usual proxy and load-balancer idle timeouts (60 s): when the
+  // server closes first, a client reusing the socket at that moment gets a reset (the familiar 502s
+  // behind a load balancer). Node's 5 s default invites exactly that.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {

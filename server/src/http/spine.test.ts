@@ -128,6 +128,15 @@ describe("tRPC mount", () => {
   });
 });
 
+describe("connections", () => {
+  it("keeps idle keep-alive sockets longer than a load balancer's usual 60 s idle timeout", async () => {
+    const response = await server.fetch("/healthz");
+    await response.arrayBuffer();
+    // Node announces its idle timeout; a proxy that reuses sockets must see the server outlast it.
+    expect(Number(response.headers.get("keep-alive")?.match(/timeout=(\d+)/)?.[1])).toBeGreaterThan(60);
+  });
+});
+
 describe("ops endpoints", () => {
   it("/readyz is 503 until a dataset is imported", async () => {
     const { status, body } = await server.json("/readyz");
