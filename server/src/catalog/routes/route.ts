@@ -150,13 +150,15 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
       deps,
       endpoint,
       async (access) => {
-        if (invalid !== null) throw invalid;
+        // Who may ask comes before what was asked: an anonymous caller learns nothing about a
+        // credentials-only route's parameters.
         if (route.access === "credentials" && access.kind === "anonymous") {
           throw new AppError(
             "UNAUTHORIZED",
             `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
           );
         }
+        if (invalid !== null) throw invalid;
         const version = await deps.datasetMeta.pinned();
         if (version.seq === 0) throw new AppError("NO_DATASET");
         let reported = version.meta;
