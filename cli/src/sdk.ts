@@ -1,6 +1,6 @@
 import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, type DataClient } from "@ir21/sdk";
 
-export { EXPORT_RESOURCES, type EventType, type ExportResource } from "@ir21/sdk";
+export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource } from "@ir21/sdk";
 export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@ir21/sdk/webhooks";
 
 /**

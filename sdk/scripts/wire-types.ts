@@ -9,6 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { EVENT_TYPES } from "../../server/src/contract/events.ts";
 
 /** The contract types the SDK exposes, in output order. Add a name here when the SDK starts using it. */
 const WIRE_TYPES = [
@@ -44,6 +45,12 @@ const WIRE_TYPES = [
   "WebhookDelivery",
   "WebhookAttempt",
 ] as const;
+
+/**
+ * The contract's runtime lists the SDK re-exports as values (a receiver switches on event types, the
+ * CLI offers them): printed from the server's own constants, and checked against the types above.
+ */
+const WIRE_VALUES = [{ name: "EVENT_TYPES", value: EVENT_TYPES, type: "EventType", docs: "Every event type of the contract, in the contract's order." }] as const;
 
 const serverDir = fileURLToPath(new URL("../../server/", import.meta.url));
 const sdkSrc = fileURLToPath(new URL("../src/", import.meta.url));
@@ -118,7 +125,9 @@ const header = (what: string) =>
 
 writeFileSync(
   `${sdkSrc}wire.ts`,
-  header("The contract's wire types as plain TypeScript, so the published declarations need no zod.") + declarations.join("\n"),
+  header("The contract's wire types as plain TypeScript, so the published declarations need no zod.") +
+    declarations.join("\n") +
+    WIRE_VALUES.map(({ name, value, type, docs }) => `\n/** ${docs} */\nexport const ${name} = ${JSON.stringify(value, null, 2)} as const satisfies readonly ${type}[];\n`).join(""),
 );
 writeFileSync(
   `${sdkSrc}wire.check.ts`,
@@ -126,6 +135,8 @@ writeFileSync(
     `import type * as Server from "@ir21/server";\nimport type * as Wire from "./wire.ts";\n\n` +
     `type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;\n` +
     `type Expect<T extends true> = T;\n\n` +
-    `export type WireTypesMatchTheServer = [\n${WIRE_TYPES.map((name) => `  Expect<Equal<Wire.${name}, ${schemaOnly.has(name) ? `(typeof Server.${name})["_zod"]["output"]` : `Server.${name}`}>>,\n`).join("")}];\n`,
+    `export type WireTypesMatchTheServer = [\n${WIRE_TYPES.map((name) => `  Expect<Equal<Wire.${name}, ${schemaOnly.has(name) ? `(typeof Server.${name})["_zod"]["output"]` : `Server.${name}`}>>,\n`).join("")}` +
+    // A list names every member of its type, not just some (satisfies in wire.ts checks the other way).
+    `${WIRE_VALUES.map(({ name, type }) => `  Expect<Equal<(typeof Wire.${name})[number], Server.${type}>>,\n`).join("")}];\n`,
 );
 console.log(`wrote ${WIRE_TYPES.length} types to sdk/src/wire.ts`);

@@ -31,3 +31,4 @@ export { Ir21ApiError, isIr21ApiError, type Ir21ErrorCode, type ClientErrorCode,
 export type { RetryOptions, FetchLike } from "./transport.ts";
 export { AGREEMENT_VERSION } from "./agreement.ts";
 export type * from "./wire.ts";
+export { EVENT_TYPES } from "./wire.ts";

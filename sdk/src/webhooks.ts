@@ -26,3 +26,4 @@ export {
   type DeduplicatedOutcome,
 } from "./webhooks/idempotency.ts";
 export type { EventPayload, EventType } from "./wire.ts";
+export { EVENT_TYPES } from "./wire.ts";

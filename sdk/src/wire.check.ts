@@ -38,4 +38,5 @@ export type WireTypesMatchTheServer = [
   Expect<Equal<Wire.WebhookSubscription, Server.WebhookSubscription>>,
   Expect<Equal<Wire.WebhookDelivery, Server.WebhookDelivery>>,
   Expect<Equal<Wire.WebhookAttempt, Server.WebhookAttempt>>,
+  Expect<Equal<(typeof Wire.EVENT_TYPES)[number], Server.EventType>>,
 ];

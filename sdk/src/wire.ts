@@ -303,3 +303,18 @@ export type WebhookAttempt = {
   response_status: number | null;
   error: string | null;
 };
+
+/** Every event type of the contract, in the contract's order. */
+export const EVENT_TYPES = [
+  "ir21.number_range.added",
+  "ir21.number_range.removed",
+  "ir21.number_range.updated",
+  "ir21.operator.added",
+  "ir21.operator.removed",
+  "ir21.operator.updated",
+  "ir21.network.added",
+  "ir21.network.removed",
+  "ir21.network.updated",
+  "ir21.capability.changed",
+  "ir21.catalog.updated"
+] as const satisfies readonly EventType[];

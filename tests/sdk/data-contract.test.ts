@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "@ir21/server";
 import type { CapabilitiesQuery, ChangesQuery, DataClient, NetworksQuery, NumberRangesQuery, OperatorsQuery } from "@ir21/sdk";
-import { EXPORT_RESOURCES } from "@ir21/sdk";
+import { EVENT_TYPES as SDK_EVENT_TYPES, EXPORT_RESOURCES } from "@ir21/sdk";
+import { EVENT_TYPES as WEBHOOKS_EVENT_TYPES } from "@ir21/sdk/webhooks";
 import { startTestServer, type TestServer } from "@ir21/server/testing";
 
 /**
@@ -84,12 +85,15 @@ describe("the data client covers /v1 as the server describes it", () => {
     expect(parameters.map((p) => p.name).sort()).toEqual([...sdkNames].sort());
   });
 
-  it("enumerations match: number kinds and plans, event types, export files", () => {
+  it("enumerations match: number kinds and plans, event types (and the SDK's list), export files", () => {
     const ranges = paths["/v1/number-ranges"]!.get!.parameters!;
     expect(ranges.find((p) => p.name === "kind")!.schema!.enum).toEqual([...NUMBER_KINDS]);
     expect(ranges.find((p) => p.name === "plan")!.schema!.enum).toEqual([...NUMBER_PLANS]);
     const types = paths["/v1/changes"]!.get!.parameters!.find((p) => p.name === "types")!;
     expect(types.schema!.items!.enum).toEqual([...EVENT_TYPES]);
+    // The SDK's runtime list (both entries) is the server's, in the same order.
+    expect([...SDK_EVENT_TYPES]).toEqual([...EVENT_TYPES]);
+    expect(WEBHOOKS_EVENT_TYPES).toBe(SDK_EVENT_TYPES);
     const file = paths["/v1/exports/{file}"]!.get!.parameters!.find((p) => p.name === "file")!;
     expect(file.schema!.enum).toEqual(EXPORT_RESOURCES.map((r) => `${r}.csv`));
   });

@@ -2,28 +2,11 @@ import { group, leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { ConsoleClient, EventType } from "../sdk.ts";
+import { EVENT_TYPES, type ConsoleClient, type EventType } from "../sdk.ts";
 import { confirmOrYes, integer, listOf, YES_FLAG } from "./shared.ts";
 
 type Subscription = Awaited<ReturnType<ConsoleClient["webhooks"]["list"]["query"]>>["items"][number];
 
-/** The contract's event types, so `--event all` and the help can name them. */
-export const EVENT_TYPES = [
-  "ir21.number_range.added",
-  "ir21.number_range.removed",
-  "ir21.number_range.updated",
-  "ir21.operator.added",
-  "ir21.operator.removed",
-  "ir21.operator.updated",
-  "ir21.network.added",
-  "ir21.network.removed",
-  "ir21.network.updated",
-  "ir21.capability.changed",
-  "ir21.catalog.updated",
-] as const satisfies readonly EventType[];
-// A type the server adds is a compile error here until the list above names it.
-const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
-void everyEventTypeListed;
 
 const FILTER_FLAGS = {
   event: { type: "string", valueHint: "type", description: "An event type (repeatable, or comma-separated); all for every type" },
