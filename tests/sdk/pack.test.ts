@@ -198,6 +198,7 @@ describe("the packed @ir21/sdk", () => {
     expect(report.webhooks).toEqual({
       eventId: "evt_consumer_1",
       eventType: "ir21.catalog.updated",
+      knownType: true,
       sameEverywhere: true,
       answers: ["200 ir21.catalog.updated", "200 duplicate", "400 SIGNATURE_MISMATCH"],
       tampered: "SIGNATURE_MISMATCH",

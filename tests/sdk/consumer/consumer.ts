@@ -16,6 +16,7 @@ import {
   cookieFetch,
   createClient,
   createConsoleClient,
+  EVENT_TYPES,
   EXPORT_RESOURCES,
   Ir21ApiError,
   isIr21ApiError,
@@ -90,6 +91,7 @@ import {
   createEventDeduplicator,
   DEFAULT_DEDUPLICATION_TTL_SECONDS,
   DEFAULT_TOLERANCE_SECONDS,
+  EVENT_TYPES as WEBHOOK_EVENT_TYPES,
   isWebhookVerificationError,
   MemoryIdempotencyStore,
   verifyExpressRequest,
@@ -409,6 +411,7 @@ async function webhookFlow() {
   return {
     eventId: event.id,
     eventType: event.type,
+    knownType: WEBHOOK_EVENT_TYPES.includes(event.type) && EVENT_TYPES.length === WEBHOOK_EVENT_TYPES.length,
     sameEverywhere: [viaRequest, viaH3, viaExpress].every((e) => e.id === event.id),
     answers,
     tampered: isWebhookVerificationError(tampered) ? tampered.code : null,
