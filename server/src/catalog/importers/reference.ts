@@ -276,7 +276,8 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       operatorId = `${country.toLowerCase()}.${slug(norm)}`;
       const draft = operators.get(operatorId) ?? { id: operatorId, country, names: new Map(), brands: new Map(), statuses: new Set(), nameLocal: null };
       draft.names.set(operatorName, (draft.names.get(operatorName) ?? 0) + 1);
-      if (row.brand) draft.brands.set(row.brand.trim(), (draft.brands.get(row.brand.trim()) ?? 0) + 1);
+      const brand = row.brand?.trim();
+      if (brand) draft.brands.set(brand, (draft.brands.get(brand) ?? 0) + 1);
       draft.statuses.add(snake(row.status ?? "unknown"));
       operators.set(operatorId, draft);
       addAlias(operatorAliases, country, operatorName, operatorId);
