@@ -24,7 +24,7 @@ const serve = defineCommand({
     const running = await startServer(deps, { port: config.port, host: config.host }, {
       // Background work stops after the last request drains and before the database closes.
       beforeClose: async () => {
-        catalog.stop();
+        await catalog.stop();
         await webhooks.stop();
       },
     });

@@ -2,6 +2,7 @@ import { toIso, toIsoOrNull } from "../contract/common.ts";
 import { CATALOG_UPDATED, type EventPayload, type EventType } from "../contract/events.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
+import { prunedThroughSeq } from "./retention.ts";
 import type { ChangeTable } from "./tables.ts";
 import { findVersion } from "./versions.ts";
 
@@ -77,6 +78,15 @@ export async function queryChanges(db: Db, query: ChangesQuery): Promise<{ items
     const since = await findVersion(db, query.since);
     if (!since) throw new AppError("UNKNOWN_DATASET_VERSION", `since: no dataset version "${query.since}" on this server; use a version from meta.dataset_version or "none" for all changes`);
     sinceSeq = since.seq;
+  }
+  // Checked on every page: retention may prune while a client pages (retention.ts).
+  const prunedThrough = await prunedThroughSeq(db);
+  if (sinceSeq < prunedThrough) {
+    const oldest = await db.selectFrom("dataset_versions").select("version").where("seq", "=", prunedThrough).executeTakeFirst();
+    throw new AppError(
+      "UNKNOWN_DATASET_VERSION",
+      `since: the changes after "${query.since}" are no longer kept (change-log retention); the oldest since still served is "${oldest?.version ?? "unknown"}". Reload GET /v1/snapshot and continue from its dataset_version`,
+    );
   }
   let q = db
     .selectFrom("catalog_changes")

@@ -4,7 +4,8 @@ import { toIso, toIsoOrNull } from "../contract/common.ts";
 import type { AppDeps } from "../deps.ts";
 import { importDataset, type ImportResult } from "./import.ts";
 import type { ReferenceReport } from "./importers/reference.ts";
-import { scheduleImports } from "./schedule.ts";
+import { cronOwner, startCron } from "../jobs/cron.ts";
+import { catalogJobs } from "./schedule.ts";
 import { catalogSettings } from "./settings.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "./sources.ts";
 import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
@@ -114,9 +115,10 @@ export const catalogCommands: Record<string, CommandDef> = { import: importComma
 /**
  * What `serve` does for the catalogue once migrated: import the reference data when the database has
  * no dataset yet (the embedded default, so a new user gets real data; CATALOG_IMPORT_ON_START), and
- * start the scheduled re-import when configured. Returns a stop function for shutdown.
+ * start the catalogue's periodic jobs (the scheduled re-import when configured, change-log retention)
+ * on jobs/cron.ts. Returns a stop function for shutdown that waits for a running job.
  */
-export async function startCatalog(deps: AppDeps): Promise<{ stop(): void }> {
+export async function startCatalog(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
   const settings = catalogSettings(deps.config.env);
   const importOnStart = settings.importOnStart ?? deps.dialect === "sqlite";
   if (importOnStart && !(await currentVersion(deps.db))) {
@@ -129,6 +131,8 @@ export async function startCatalog(deps: AppDeps): Promise<{ stop(): void }> {
     });
     deps.log.info({ version: result.version, counts: result.counts, linking_rate: report?.linkingRate }, "reference data imported");
   }
-  const task = scheduleImports(deps, settings);
-  return { stop: () => void task?.stop() };
+  const jobs = catalogJobs(deps, settings);
+  if (settings.schedule) deps.log.info({ schedule: settings.schedule, mode: settings.mode, folder: settings.folder }, "catalogue imports scheduled");
+  const cron = startCron(jobs, { db: deps.db, owner: cronOwner(), log: deps.log });
+  return { stop: () => cron.stop() };
 }

@@ -1,48 +1,49 @@
-import { hostname } from "node:os";
-import cron, { type RunCoordinator, type ScheduledTask } from "node-cron";
 import type { AppDeps } from "../deps.ts";
+import type { PeriodicJob } from "../jobs/cron.ts";
+import { catalogChangeFeed } from "../webhooks/catalog-feed.ts";
+import { feedPosition } from "../webhooks/fanout.ts";
 import { importDataset } from "./import.ts";
+import { pruneChangeLog } from "./retention.ts";
 import type { CatalogSettings } from "./settings.ts";
 import { buildCandidate } from "./sources.ts";
 
 /**
- * Runs a slot on one instance only: the first to insert the slot's key into cron_runs wins.
- * (Imports are serialised by the import lock anyway; this spares the other instances the work.)
+ * The catalogue's periodic jobs, run by jobs/cron.ts like every other (one instance per slot, no
+ * overlap, UTC):
+ * - `catalog.import` (CATALOG_IMPORT_SCHEDULE, off by default): builds the configured source and
+ *   imports it; an unchanged source creates nothing. Imports are serialised by the import lock anyway;
+ *   the slot election spares the other instances the work.
+ * - `catalog.change-retention` (hourly): prunes the change log's expired versions
+ *   (CATALOG_CHANGES_RETENTION_DAYS), never past what the webhook fan-out has read.
  */
-function databaseCoordinator(deps: Pick<AppDeps, "db" | "clock">): RunCoordinator {
-  const owner = `${hostname()}:${process.pid}`;
-  return {
-    async shouldRun(key, ttlMs) {
-      const now = deps.clock.now().getTime();
-      try {
-        await deps.db.insertInto("cron_runs").values({ run_key: key.slice(0, 191), owner, expires_at: now + ttlMs }).execute();
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  };
-}
-
-/**
- * The scheduled re-import (CATALOG_IMPORT_SCHEDULE, off by default): builds the configured source and
- * imports it; an unchanged source creates nothing. Failures are logged, never thrown into the server.
- */
-export function scheduleImports(deps: AppDeps, settings: CatalogSettings): ScheduledTask | null {
-  if (!settings.schedule) return null;
-  const task = cron.schedule(
-    settings.schedule,
-    async () => {
-      try {
+export function catalogJobs(deps: AppDeps, settings: CatalogSettings): PeriodicJob[] {
+  const jobs: PeriodicJob[] = [];
+  if (settings.schedule) {
+    jobs.push({
+      name: "catalog.import",
+      schedule: settings.schedule,
+      async run() {
         const { candidate } = await buildCandidate(settings.mode, settings.folder ? [settings.folder] : []);
         const result = await importDataset(deps, candidate, { holder: "schedule", snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot` });
         deps.log.info({ mode: settings.mode, created: result.created, version: result.version, events: result.events }, "scheduled catalogue import");
-      } catch (error) {
-        deps.log.error({ err: error, mode: settings.mode }, "scheduled catalogue import failed");
-      }
-    },
-    { name: "catalog-import", noOverlap: true, distributed: true, runCoordinator: databaseCoordinator(deps), timezone: "UTC" },
-  );
-  deps.log.info({ schedule: settings.schedule, mode: settings.mode, folder: settings.folder }, "catalogue imports scheduled");
-  return task;
+      },
+    });
+  }
+  jobs.push({
+    name: "catalog.change-retention",
+    schedule: "0 41 * * * *",
+    run: () => pruneExpiredChanges(deps, settings),
+  });
+  return jobs;
+}
+
+/** One retention pass with the injected clock (the hourly job; tests call it directly). */
+export async function pruneExpiredChanges(deps: Pick<AppDeps, "db" | "clock" | "log">, settings: Pick<CatalogSettings, "changesRetentionDays">) {
+  const result = await pruneChangeLog(deps.db, {
+    now: deps.clock.now().getTime(),
+    retentionMs: settings.changesRetentionDays * 24 * 3600_000,
+    readerSeq: await feedPosition(deps.db, catalogChangeFeed.name),
+  });
+  if (result.versions > 0 || result.events > 0) deps.log.info(result, "change log: expired versions pruned");
+  return result;
 }

@@ -10,13 +10,19 @@ import { ConfigError } from "../config.ts";
  * - CATALOG_IMPORT_ON_START: import the reference data when the database has no dataset yet
  *   (default true on SQLite, the embedded default; false on MySQL, where an operator runs
  *   `ir21-server import reference` once).
+ * - CATALOG_CHANGES_RETENTION_DAYS: how long the change log keeps a version's events after the next
+ *   version superseded it (default 90); older ones are pruned hourly and /v1/changes answers a `since`
+ *   before them with 400 UNKNOWN_DATASET_VERSION (docs/catalog.md "Change-log retention").
  */
 export interface CatalogSettings {
   schedule: string | null;
   mode: "reference" | "ir21" | "mixed";
   folder: string | null;
   importOnStart: boolean | null;
+  changesRetentionDays: number;
 }
+
+export const DEFAULT_CHANGES_RETENTION_DAYS = 90;
 
 const Schema = z
   .object({
@@ -30,6 +36,7 @@ const Schema = z
       .enum(["true", "false", "1", "0"])
       .transform((v) => v === "true" || v === "1")
       .optional(),
+    CATALOG_CHANGES_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(DEFAULT_CHANGES_RETENTION_DAYS),
   })
   .superRefine((e, ctx) => {
     if (e.CATALOG_IMPORT_SCHEDULE && e.CATALOG_IMPORT_MODE !== "reference" && !e.CATALOG_IMPORT_FOLDER) {
@@ -47,5 +54,6 @@ export function catalogSettings(env: Readonly<Record<string, string | undefined>
     mode: e.CATALOG_IMPORT_MODE,
     folder: e.CATALOG_IMPORT_FOLDER ?? null,
     importOnStart: e.CATALOG_IMPORT_ON_START ?? null,
+    changesRetentionDays: e.CATALOG_CHANGES_RETENTION_DAYS,
   };
 }

@@ -50,10 +50,26 @@ function cell(field: string, value: unknown): string {
   return String(value);
 }
 
+/**
+ * Spreadsheet safety (docs/api.md "Exports (CSV)"): a cell a spreadsheet would read as a formula —
+ * text starting with =, +, -, @, tab or CR, e.g. the real brand "+7Telecom" or whatever a
+ * Wikipedia-sourced name or an IR.21 document says — gets a leading apostrophe, which spreadsheets
+ * show as text (OWASP "CSV injection"). A cell that already starts with an apostrophe gets one too,
+ * so the rule reverses exactly: drop one leading apostrophe. Plain numbers ("-5") are left alone.
+ * @example
+ * spreadsheetSafe("+7Telecom") // "'+7Telecom"
+ * spreadsheetSafe("-5")        // "-5"
+ */
+export function spreadsheetSafe(text: string): string {
+  if (!/^[=+\-@\t\r']/.test(text) || /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(text)) return text;
+  return `'${text}`;
+}
+
 const BATCH = 1_000;
 
 /**
- * RFC 4180 CSV (CRLF line ends, quotes where needed, UTF-8, header row) of one resource at a version.
+ * RFC 4180 CSV (CRLF line ends, quotes where needed, UTF-8, header row) of one resource at a version,
+ * every cell spreadsheet-safe (spreadsheetSafe).
  * @example
  * for await (const chunk of csvExport(db, "operators", version)) response.write(chunk);
  */
@@ -69,7 +85,9 @@ export async function* csvExport(db: Db, resource: ExportResource, version: Stor
     const source = sources.get(kind.sourceOf(record)) ?? sources.get(COUNTRY_SOURCE);
     rows.push(
       columns.map((c) =>
-        c === "source" ? kind.sourceOf(record) : c === "source_license" ? (source?.license ?? "") : c === "source_attribution" ? (source?.attribution ?? "") : cell(c, r[c]),
+        spreadsheetSafe(
+          c === "source" ? kind.sourceOf(record) : c === "source_license" ? (source?.license ?? "") : c === "source_attribution" ? (source?.attribution ?? "") : cell(c, r[c]),
+        ),
       ),
     );
     if (rows.length === BATCH) {

@@ -13,6 +13,8 @@ export interface DatasetVersionTable {
   events: number;
   /** Why the version emitted ir21.catalog.updated (initial_import, source_mode_changed, …), or null. */
   reset_reason: string | null;
+  /** When change-log retention deleted this version's events (0101_catalog_change_retention); null while kept. */
+  changes_pruned_at: number | null;
 }
 
 /**

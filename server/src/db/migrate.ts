@@ -11,6 +11,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async (): Promise<Record<string, Migration>> => migrations },
+    // Each domain numbers in its own hundred (migrations/index.ts), so a new catalogue migration
+    // (0101) can follow an applied 0400 on an existing database; it is applied, not refused.
+    allowUnorderedMigrations: true,
   });
   const result = await migrator.migrateToLatest();
   if (result.error) {

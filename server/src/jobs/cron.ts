@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import cron, { type RunCoordinator, type ScheduledTask } from "node-cron";
 import type { Db } from "../db/db.ts";
 import { dialectOf } from "../db/db.ts";
@@ -33,10 +35,19 @@ function isDuplicateKey(error: unknown, dialect: "sqlite" | "mysql"): boolean {
   return dialect === "mysql" ? code === "ER_DUP_ENTRY" : code.startsWith("SQLITE_CONSTRAINT");
 }
 
+/** Names this process in cron_runs.owner: host, pid and a random tag (pids repeat across containers). */
+export function cronOwner(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * The one way the server runs periodic work (webhook pumps and sweeps, the scheduled catalogue
+ * import, change-log retention): each domain lists its jobs and its caller starts and stops them here.
+ */
 export interface PeriodicJob {
   /** Unique across the deployment: it forms the coordination key. */
   name: string;
-  /** A node-cron expression; six fields allow seconds. */
+  /** A node-cron expression, in UTC; six fields allow seconds. */
   schedule: string;
   run(): Promise<unknown>;
 }
@@ -65,7 +76,7 @@ export function startCron(jobs: PeriodicJob[], options: { db: Db; owner: string;
           running.delete(run);
         }
       },
-      { name: job.name, noOverlap: true, distributed: true, runCoordinator: coordinator, suppressMissedWarning: true },
+      { name: job.name, noOverlap: true, distributed: true, runCoordinator: coordinator, suppressMissedWarning: true, timezone: "UTC" },
     ),
   );
   return {

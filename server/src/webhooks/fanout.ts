@@ -38,6 +38,12 @@ export function matches(subscription: SubscriptionFilter, event: Pick<EventPaylo
   return true;
 }
 
+/** How far the fan-out has read a feed (its cursor); 0 before its first run. Change-log retention never prunes past it. */
+export async function feedPosition(db: Db, feedName: string): Promise<number> {
+  const row = await db.selectFrom("webhook_fanout_cursors").select("last_seq").where("name", "=", feedName).executeTakeFirst();
+  return Number(row?.last_seq ?? 0);
+}
+
 const CHUNK = 200;
 
 /**

@@ -1,7 +1,5 @@
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
-import { startCron, type CronHandle } from "../jobs/cron.ts";
+import { cronOwner, startCron, type CronHandle } from "../jobs/cron.ts";
 import { catalogChangeFeed } from "./catalog-feed.ts";
 import { webhookEnv } from "./env.ts";
 import { fanOutAll, type ChangeFeed } from "./fanout.ts";
@@ -33,7 +31,7 @@ export interface WebhookRuntimeOptions {
  */
 export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
   const env = webhookEnv(deps);
-  const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  const owner = cronOwner();
   const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, ...options.workerOptions });
   worker?.start();
   let cron: CronHandle | null = null;

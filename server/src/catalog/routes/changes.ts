@@ -5,7 +5,8 @@
  * oldest first, up to the current version. Filters: `types` (event types), `country` and `operator`
  * (comma-separated or repeated). ir21.catalog.updated is always included, whatever the filters: it
  * means "reload the snapshot". Follow next_cursor until it is null; then remember current_version as
- * the next `since`.
+ * the next `since`. A `since` older than the change-log retention window is 400 like an unknown one
+ * (catalog/retention.ts).
  *
  * 200 {code: 0, data: {items: EventPayload[], next_cursor, current_version}, meta}
  * 400 INVALID_REQUEST | UNKNOWN_DATASET_VERSION     401 UNAUTHORIZED
@@ -39,7 +40,7 @@ export const changesRoute = defineRoute({
   path: "/v1/changes",
   summary: "Changes since a dataset version",
   description:
-    "Events of the versions after `since`, in order, filtered by types, countries and operators; ir21.catalog.updated is never filtered out. An unknown version is a 400 UNKNOWN_DATASET_VERSION.",
+    "Events of the versions after `since`, in order, filtered by types, countries and operators; ir21.catalog.updated is never filtered out. An unknown version, or one older than the change log's retention window (CATALOG_CHANGES_RETENTION_DAYS, default 90 days after it was superseded; also since=none once anything was pruned), is a 400 UNKNOWN_DATASET_VERSION: reload the snapshot.",
   access: "credentials",
   input: {
     query: z.object({

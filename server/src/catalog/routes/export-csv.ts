@@ -3,7 +3,7 @@
  *   :file = countries.csv | operators.csv | networks.csv | number-ranges.csv | capabilities.csv
  *
  * One resource of the current version as RFC 4180 CSV (UTF-8, CRLF, header row; columns in
- * docs/api.md), streamed. Every row names its source, the source's licence and attribution.
+ * docs/api.md), streamed; formula-like cells get a leading apostrophe (snapshot.ts spreadsheetSafe). Every row names its source, the source's licence and attribution.
  * ETag = "<version>-<resource>"; If-None-Match -> 304. gzip when accepted. Counts as one request.
  *
  * 200 text/csv     304     400 INVALID_REQUEST (unknown file)     401 UNAUTHORIZED
@@ -21,7 +21,8 @@ export const exportCsvRoute = defineRoute({
   method: "GET",
   path: "/v1/exports/:file",
   summary: "Export a resource as CSV",
-  description: "RFC 4180 CSV of one resource at the current dataset version, streamed, with source licence and attribution per row.",
+  description:
+    "RFC 4180 CSV of one resource at the current dataset version, streamed, with source licence and attribution per row. A cell starting with =, +, -, @, tab, CR or an apostrophe gets a leading apostrophe (spreadsheet safety; plain numbers excepted): drop one leading apostrophe to read the exact value.",
   access: "credentials",
   input: { params: z.object({ file: z.enum(EXPORT_FILES as [string, ...string[]], { error: `must be one of ${EXPORT_FILES.join(", ")}` }) }) },
   output: { file: { contentTypes: ["text/csv; charset=utf-8"], description: "RFC 4180 CSV with a header row" } },

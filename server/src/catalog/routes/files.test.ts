@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { importDataset } from "../import.ts";
 import { demoDataset } from "../importers/demo.ts";
-import { csvColumns } from "../snapshot.ts";
+import { csvColumns, spreadsheetSafe } from "../snapshot.ts";
 import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
 
 let server: TestServer;
@@ -64,6 +64,34 @@ describe("GET /v1/exports/:file (CSV)", () => {
     expect(cm.source_attribution).toMatch(/Wikipedia/);
     // Names with commas or quotes survive the round trip.
     expect(rows.some((r) => r.name!.includes(","))).toBe(true);
+  });
+
+  it("makes formula-like cells spreadsheet-safe with a leading apostrophe that reverses exactly", async () => {
+    const rows = parse(await (await server.fetch("/v1/exports/networks.csv", { headers: key })).text(), { columns: true }) as Record<string, string>[];
+    // mcc-mnc-list's real brand "+7Telecom" (250-96) would be a formula in a spreadsheet.
+    expect(rows.find((r) => r.id === "250-96")).toMatchObject({ name: "'+7Telecom" });
+    expect((await server.json("/v1/networks/250-96", { headers: key })).body.data.name).toBe("+7Telecom");
+    // The documented reverse (drop one leading apostrophe) gives the JSON listing's values back.
+    const listed = await allPages("/v1/networks");
+    const unescape = (cell: string) => (cell.startsWith("'") ? cell.slice(1) : cell);
+    const asText = (v: unknown) => (v === null ? "" : Array.isArray(v) ? v.join(";") : String(v));
+    listed.forEach((network, i) => {
+      for (const field of ["id", "name", "operator_id", "status", "bands"]) expect(unescape(rows[i]![field]!), `${network.id}.${field}`).toBe(asText(network[field]));
+    });
+  }, 60_000);
+
+  it("spreadsheetSafe: the triggers, an apostrophe, and plain numbers", () => {
+    expect(["=1+1", "+7Telecom", "-x", "@SUM(A1)", "\tx", "\rx", "'=x", "'plain"].map(spreadsheetSafe)).toEqual([
+      "'=1+1",
+      "'+7Telecom",
+      "'-x",
+      "'@SUM(A1)",
+      "'\tx",
+      "'\rx",
+      "''=x",
+      "''plain",
+    ]);
+    expect(["-5", "+86", "1.5e3", "-0.25", "China Mobile", "", "a=b"].map(spreadsheetSafe)).toEqual(["-5", "+86", "1.5e3", "-0.25", "China Mobile", "", "a=b"]);
   });
 
   it("gzip when accepted; 304 for the same version; 400 for an unknown file; counted once", async () => {

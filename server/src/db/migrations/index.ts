@@ -1,6 +1,7 @@
 import type { Migration } from "kysely";
 import * as core from "./0001_core.ts";
 import * as catalog from "./0100_catalog.ts";
+import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
@@ -13,6 +14,7 @@ import * as webhooks from "./0400_webhooks.ts";
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
   "0100_catalog": catalog,
+  "0101_catalog_change_retention": catalogChangeRetention,
   "0200_accounts": accounts,
   "0300_console": consoleTables,
   "0400_webhooks": webhooks,

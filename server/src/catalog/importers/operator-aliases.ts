@@ -1,0 +1,93 @@
+/**
+ * Range holders whose name in libphonenumber's carrier data does not match the operator's name or
+ * brand in mcc-mnc-list, linked by hand (docs/catalog.md "Linking ranges to operators"). Every entry is
+ * the same operator under another name: a rename, a rebrand, a merger into the listed company, an
+ * abbreviation, a truncated name, or a brand several of the country's records share where one runs
+ * the network. A holder that was only bought by another group and kept running separately, or whose
+ * successor is not certain, stays unlinked: a wrong link is worse than none.
+ *
+ * `holder` is compared as the importer compares names (names.ts linkKey); `operator` is the operator id
+ * the reference importer derives. reference.test.ts checks that every target exists and every entry
+ * links at least one range, so a package update that renames either side shows up as a failing test.
+ */
+export interface OperatorAlias {
+  country: string;
+  holder: string;
+  operator: string;
+  /** Why this holder is that operator. */
+  why: string;
+}
+
+export const OPERATOR_ALIASES: readonly OperatorAlias[] = [
+  // India: mcc-mnc-list names operators by brand (Vi India, Jio, Uninor …).
+  { country: "IN", holder: "Idea", operator: "in.vi-india", why: "Idea Cellular merged with Vodafone India in 2018 (the company renamed Vodafone Idea Ltd), brand Vi since 2020" },
+  { country: "IN", holder: "Vodafone", operator: "in.vi-india", why: "Vodafone India merged into Vodafone Idea Ltd in 2018, brand Vi since 2020" },
+  { country: "IN", holder: "Reliance Jio", operator: "in.jio", why: "Reliance Jio Infocomm, brand Jio; the word 'Reliance' alone is Reliance Communications, another operator, so the name matches two" },
+  { country: "IN", holder: "Telewings", operator: "in.uninor", why: "Telewings Communications was the company behind the Uninor brand (Telenor India)" },
+  { country: "IN", holder: "Telenor", operator: "in.uninor", why: "Uninor was renamed Telenor India in 2015-16; mcc-mnc-list keeps the brand Uninor" },
+  // Chile: the carrier data names companies, mcc-mnc-list names brands or other group companies.
+  { country: "CL", holder: "Compania De Telecomunicaciones De Chile S.A.", operator: "cl.telefonica-movil-chile", why: "Compañía de Telecomunicaciones de Chile (CTC) is Telefónica Chile's legal name; its mobile numbers are Movistar's, listed as Telefónica Móvil de Chile" },
+  { country: "CL", holder: "Claro", operator: "cl.claro-chile-s-a", why: "Claro Chile S.A. runs the Claro network (730-03); Claro Servicios Empresariales (730-23, no network in service) also contains the word" },
+  { country: "CL", holder: "Telefonica Del Sur S.A.", operator: "cl.blue-two-chile-s-a", why: "Telsur is Telefónica del Sur's brand; its mobile network (730-06, brand Telsur) is run by its subsidiary Blue Two Chile" },
+  // Brazil
+  { country: "BR", holder: "Telemig Celular", operator: "br.telefonica-brasil-s-a", why: "Telemig Celular was bought by Vivo in 2007-08 and merged into it; Vivo is Telefônica Brasil" },
+  // Thailand: the acronyms name the parent company; a subsidiary uses the same brand.
+  { country: "TH", holder: "AIS", operator: "th.advanced-info-service", why: "AIS is Advanced Info Service; its subsidiary Advanced Wireless Network uses the same brand" },
+  { country: "TH", holder: "DTAC", operator: "th.total-access-public", why: "DTAC is Total Access Communication; its subsidiary DTAC TriNet uses the same brand" },
+  { country: "TH", holder: "TOT Mobile", operator: "th.national-telecom-public", why: "TOT merged with CAT Telecom into National Telecom (NT) in 2021" },
+  // Kiribati
+  { country: "KI", holder: "ATHKL", operator: "ki.amalgamated-telecom-kiribati", why: "the initials of Amalgamated Telecom Holdings Kiribati Limited" },
+  // Colombia
+  { country: "CO", holder: "Tigo", operator: "co.colombia-movil-s-a-esp", why: "Colombia Móvil runs the Tigo mobile network (732-103, 732-111); UNE EPM, the group's fixed-line company, shares the brand" },
+  // United Kingdom
+  { country: "GB", holder: "Three", operator: "gb.hutchison-3g-uk", why: "Three UK is Hutchison 3G UK; mcc-mnc-list writes the brand as '3'" },
+  { country: "GB", holder: "Orange", operator: "gb.ee", why: "Orange UK and T-Mobile UK merged into Everything Everywhere, renamed EE in 2012" },
+  // Sweden: the carrier data cuts names at 20 characters.
+  { country: "SE", holder: "MERCURY INTERNATIONA", operator: "se.mercury-international-carrier-services", why: "Mercury International Carrier Services, name cut at 20 characters" },
+  { country: "SE", holder: "FINK TELECOM SERVIC", operator: "se.fink-telecom-services", why: "Fink Telecom Services, name cut at 20 characters" },
+  { country: "SE", holder: "TeliaSonera", operator: "se.telia-sverige", why: "TeliaSonera Sverige was renamed Telia Sverige in 2016" },
+  // Hungary
+  { country: "HU", holder: "One", operator: "hu.vodafone-magyarorszag", why: "Vodafone Magyarország was renamed One Hungary in 2023" },
+  // Guatemala
+  { country: "GT", holder: "Telgua", operator: "gt.telecomunicaciones-guatemala-s-a", why: "TELGUA is the short name of Telecomunicaciones de Guatemala (brand Claro)" },
+  // Nicaragua
+  { country: "NI", holder: "Movistar", operator: "ni.telefonia-celular-nicaragua-s-a", why: "Telefonía Celular de Nicaragua was Movistar Nicaragua; Millicom bought it in 2019 and renamed the brand Tigo" },
+  // Georgia
+  { country: "GE", holder: "Cellfie", operator: "ge.silknet", why: "Silknet's mobile brand Geocell was renamed Cellfie in 2023" },
+  // Guyana
+  { country: "GY", holder: "GTT", operator: "gy.guyana-telephone-telegraph", why: "Guyana Telephone & Telegraph (GT&T) rebranded as GTT in 2019" },
+  // Slovakia
+  { country: "SK", holder: "T-Mobile (Slovak Telekom)", operator: "sk.slovak-telekom", why: "T-Mobile Slovensko merged into Slovak Telekom in 2010, as the holder name says" },
+  // Australia
+  { country: "AU", holder: "Vodafone", operator: "au.vodafone-hutchison-australia", why: "Vodafone Hutchison Australia runs the Vodafone network (505-03); Vodafone Network Pty Ltd is its subsidiary" },
+  // Greece
+  { country: "GR", holder: "Wind", operator: "gr.nova", why: "Wind Hellas was renamed Nova in 2022 (its networks 202-09/10 are listed as NOVA)" },
+  // Dominican Republic
+  { country: "DO", holder: "Tricom", operator: "do.altice", why: "Tricom was merged with Orange Dominicana into Altice Dominicana in 2017" },
+  // Cambodia
+  { country: "KH", holder: "Cellcard", operator: "kh.camgsm-royal", why: "CamGSM is the Cellcard company (456-01); its owner The Royal Group is listed again for 456-18 with the same brand" },
+  // Faroe Islands
+  { country: "FO", holder: "Faroese Telecom", operator: "fo.f-roya-tele", why: "the English name of Føroya Tele" },
+  // North Macedonia
+  { country: "MK", holder: "T-Mobile", operator: "mk.makedonski-telekom", why: "T-Mobile Macedonia merged into Makedonski Telekom in 2015" },
+  // Austria
+  { country: "AT", holder: "Three", operator: "at.hutchison-drei-austria", why: "Drei ('three') is Hutchison Drei Austria; mcc-mnc-list writes the brand as '3'" },
+  { country: "AT", holder: "T-Mobile AT", operator: "at.t-mobile-austria", why: "T-Mobile Austria, brand Magenta since 2019" },
+  { country: "AT", holder: "A1 TA", operator: "at.a1-telekom-austria", why: "A1 Telekom Austria's initials" },
+  // New Caledonia
+  { country: "NC", holder: "OPT-NC", operator: "nc.opt-new-caledonia", why: "OPT-NC is the Office des Postes et Télécommunications de Nouvelle-Calédonie (OPT New Caledonia)" },
+  // Mali
+  { country: "ML", holder: "Sotelma", operator: "ml.malitel", why: "Malitel is Sotelma's mobile service (Sotelma-Malitel)" },
+  // Tonga
+  { country: "TO", holder: "U-Call Tonga", operator: "to.tonga", why: "U-Call is the brand of Tonga Communications Corporation; 'Tonga' alone would also match Digicel (Tonga)" },
+  // Germany
+  { country: "DE", holder: "Eplus", operator: "de.telefonica-germany-ohg", why: "E-Plus was merged into Telefónica Germany in 2014" },
+  // Bulgaria
+  { country: "BG", holder: "Telenor", operator: "bg.yettel-bulgaria", why: "Telenor Bulgaria was renamed Yettel in 2022" },
+  // Armenia
+  { country: "AM", holder: "Team Telecom Armenia", operator: "am.veon-armenia", why: "Veon Armenia (Beeline) was renamed Team Telecom Armenia in 2022" },
+  // South Africa
+  { country: "ZA", holder: "Telkom Mobile", operator: "za.telkom-soc", why: "Telkom's mobile service; Telkom SA Ltd, the same company under its earlier name, is listed too, so the name matches two" },
+  // Jamaica
+  { country: "JM", holder: "Flow", operator: "jm.cable-wireless", why: "FLOW is Cable & Wireless Jamaica's brand; LIME (not operational) was its earlier brand and is listed with FLOW too" },
+];
