@@ -5,6 +5,7 @@ import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import {
+  assertSignInOpen,
   assertWithinSendCaps,
   claimSendSlot,
   consumeChallenge,
@@ -79,6 +80,8 @@ export async function requestCode(
   requireAgreement(deps, input);
   const limits = deps.settings.sendLimits;
   const now = deps.clock.now().getTime();
+  // A code a locked phone could not use is not worth an SMS.
+  await assertSignInOpen(deps.db, now, deps.settings.loginLimits, phone);
   await assertWithinSendCaps(deps.db, now, limits, phone, from.ip);
   const previousSlot = await claimSendSlot(deps.db, now, limits.resendIntervalMs, phone);
   const code = newCode();
@@ -112,6 +115,7 @@ export async function signIn(
   requireSms(deps);
   const phone = requirePhone(input.phone);
   requireAgreement(deps, input);
+  await assertSignInOpen(deps.db, deps.clock.now().getTime(), deps.settings.loginLimits, phone);
   await verifyCode(deps.db, deps.clock, deps.otpPepper, { challengeId: input.challenge_id, phone, code: input.code });
   const previous = from.sessionToken ? await findSession(deps.db, deps.clock, deps.settings.session, from.sessionToken) : null;
   const result = await deps.db.transaction().execute(async (trx) => {
