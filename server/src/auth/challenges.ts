@@ -1,7 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { LIMITS } from "../contract/limits.ts";
-import { insertIgnoringDuplicates, type Db } from "../db/db.ts";
+import { insertUnlessDuplicate, type Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { LoginLimits, SendLimits } from "./settings.ts";
@@ -57,8 +57,7 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
  * slot back when the provider refuses the message.
  */
 export async function claimSendSlot(db: Db, now: number, intervalMs: number, phone: string): Promise<number> {
-  const seed = db.insertInto("sms_throttle").values({ phone, next_send_at: 0 });
-  await insertIgnoringDuplicates(db, seed).execute();
+  await insertUnlessDuplicate(db, db.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
   const before = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
   const claimed = await db
     .updateTable("sms_throttle")
