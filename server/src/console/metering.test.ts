@@ -49,6 +49,8 @@ describe("monthly quota", () => {
     expect((await bySession.json()).data).toEqual({ access: "session" });
     // Failures are not charged.
     for (let i = 0; i < 3; i++) expect((await get(key1.headers, "?status=404")).status).toBe(404);
+    // A 304 (an export or snapshot revalidated by its ETag) is neither charged nor a failure.
+    expect((await get(key1.headers, "?status=304")).status).toBe(304);
     // An export counts as one, like any query.
     expect((await get(key2.headers, "?cost=1")).status).toBe(200);
     expect((await get(alice.headers)).status).toBe(200);
