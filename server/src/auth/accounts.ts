@@ -66,7 +66,8 @@ function requireAgreement(deps: AccountsDeps, agreement: Agreement): void {
 }
 
 /**
- * POST /auth/sms/code: checks the number and the agreement, enforces the send limits, sends a fresh
+ * POST /auth/sms/code: checks the number and the agreement, refuses a phone whose sign-in is locked,
+ * enforces the send limits, sends a fresh
  * code and stores its challenge (superseding the phone's open one). Nothing is stored unless the
  * provider accepted the message.
  */
@@ -103,7 +104,8 @@ export async function requestCode(
 }
 
 /**
- * POST /auth/login: verifies the code, then in one transaction consumes the challenge, registers the
+ * POST /auth/login: refuses a phone locked by too many wrong codes (SIGN_IN_LOCKED; the per-address
+ * limit is the procedure's), verifies the code, then in one transaction consumes the challenge, registers the
  * user if the number is new, records the accepted agreements and opens a session. A session the
  * request already carried is ended, so a login never keeps a pre-existing (possibly planted) id.
  */
