@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder } from "kysely";
+import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 
@@ -76,7 +76,7 @@ export function isDuplicateKeyError(error: unknown): boolean {
  * @example
  * const created = await insertUnlessDuplicate(db, db.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
  */
-export async function insertUnlessDuplicate<DB, TB extends keyof DB, O>(db: Kysely<any>, insert: InsertQueryBuilder<DB, TB, O>): Promise<boolean> {
+export async function insertUnlessDuplicate<DB, TB extends keyof DB>(db: Kysely<any>, insert: InsertQueryBuilder<DB, TB, InsertResult>): Promise<boolean> {
   if (dialectOf(db) === "sqlite") {
     const result = await insert.onConflict((oc) => oc.doNothing()).executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
