@@ -14,8 +14,9 @@ export interface Metering {
    */
   admit(request: MeteredRequest): Promise<{ headers: Record<string, string> }>;
   /**
-   * After the response status is known: a 2xx counts once against the quota (an export or snapshot
-   * too); a 4xx/5xx counts as a business failure, shown in usage but never charged.
+   * After the response status is known: a 2xx counts `cost` units against the quota (an export or
+   * snapshot one); a 4xx/5xx counts as a business failure, shown in usage but never charged; anything
+   * else (a 304 revalidation) counts as neither.
    */
   settle(request: MeteredRequest & { status: number }): Promise<void>;
 }

@@ -5,6 +5,7 @@ import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import {
+  assertSignInOpen,
   assertWithinSendCaps,
   claimSendSlot,
   consumeChallenge,
@@ -65,7 +66,8 @@ function requireAgreement(deps: AccountsDeps, agreement: Agreement): void {
 }
 
 /**
- * POST /auth/sms/code: checks the number and the agreement, enforces the send limits, sends a fresh
+ * POST /auth/sms/code: checks the number and the agreement, refuses a phone whose sign-in is locked,
+ * enforces the send limits, sends a fresh
  * code and stores its challenge (superseding the phone's open one). Nothing is stored unless the
  * provider accepted the message.
  */
@@ -79,6 +81,8 @@ export async function requestCode(
   requireAgreement(deps, input);
   const limits = deps.settings.sendLimits;
   const now = deps.clock.now().getTime();
+  // A code a locked phone could not use is not worth an SMS.
+  await assertSignInOpen(deps.db, now, deps.settings.loginLimits, phone);
   await assertWithinSendCaps(deps.db, now, limits, phone, from.ip);
   const previousSlot = await claimSendSlot(deps.db, now, limits.resendIntervalMs, phone);
   const code = newCode();
@@ -100,7 +104,8 @@ export async function requestCode(
 }
 
 /**
- * POST /auth/login: verifies the code, then in one transaction consumes the challenge, registers the
+ * POST /auth/login: refuses a phone locked by too many wrong codes (SIGN_IN_LOCKED; the per-address
+ * limit is the procedure's), verifies the code, then in one transaction consumes the challenge, registers the
  * user if the number is new, records the accepted agreements and opens a session. A session the
  * request already carried is ended, so a login never keeps a pre-existing (possibly planted) id.
  */
@@ -112,6 +117,7 @@ export async function signIn(
   requireSms(deps);
   const phone = requirePhone(input.phone);
   requireAgreement(deps, input);
+  await assertSignInOpen(deps.db, deps.clock.now().getTime(), deps.settings.loginLimits, phone);
   await verifyCode(deps.db, deps.clock, deps.otpPepper, { challengeId: input.challenge_id, phone, code: input.code });
   const previous = from.sessionToken ? await findSession(deps.db, deps.clock, deps.settings.session, from.sessionToken) : null;
   const result = await deps.db.transaction().execute(async (trx) => {

@@ -364,6 +364,124 @@ describe("send caps", () => {
   });
 });
 
+describe("brute-force limits on login", () => {
+  const expectLocked = (res: { status: number; headers: Headers; body: any }, code: string, retryAfter?: number) => {
+    expect(res.status).toBe(429);
+    expect(Object.keys(res.body).sort()).toEqual(["code", "message", "request_id"]);
+    expect(res.body.code).toBe(code);
+    if (retryAfter !== undefined) expect(Number(res.headers.get("retry-after"))).toBe(retryAfter);
+  };
+
+  describe("per phone, across challenges (defaults: 10 wrong codes an hour)", () => {
+    let locking: TestServer;
+    beforeAll(async () => {
+      locking = await startTestServer();
+    });
+    afterAll(() => locking.close());
+
+    /** Sends a code to `phone` and enters `n` wrong ones; returns the challenge and its right code. */
+    async function wrongCodes(phone: string, n: number) {
+      const sent = await sendCode(locking, phone);
+      expect(sent.status).toBe(200);
+      const code = lastSmsCode(locking, phone);
+      for (let i = 0; i < n; i++) expect((await login(locking, phone, sent.body.data.challenge_id, wrong(code))).status).toBe(400);
+      return { challengeId: sent.body.data.challenge_id as string, code };
+    }
+
+    it("10 wrong codes over two challenges lock sign-in (and sending) for the phone until they leave the hour", async () => {
+      const phone = randomPhone();
+      const t0 = locking.clock.now().getTime();
+      await wrongCodes(phone, 5);
+      locking.clock.advance(61_000);
+      const second = await wrongCodes(phone, 5);
+      locking.clock.advance(61_000);
+      // The oldest counted attempts leave the window 3600 s after their challenge: 3478 s from now.
+      const locked = await login(locking, phone, second.challengeId, second.code);
+      expectLocked(locked, "SIGN_IN_LOCKED", 3478);
+      expect(locked.body.message).toMatch(/wrong codes/);
+      expectLocked(await login(locking, `+86${phone}`, "chl_0000000000000000000000000", "000000"), "SIGN_IN_LOCKED", 3478);
+      // No SMS is spent on a code that could not be used.
+      const outbox = readOutbox(locking).length;
+      expectLocked(await sendCode(locking, phone), "SIGN_IN_LOCKED", 3478);
+      expect(readOutbox(locking).length).toBe(outbox);
+      // Refused attempts are not counted: the second challenge still has its five.
+      const row = await locking.deps.db.selectFrom("sms_challenges").select("attempts").where("id", "=", second.challengeId).executeTakeFirstOrThrow();
+      expect(row.attempts).toBe(5);
+      // Another phone is not affected.
+      expect((await signIn(locking)).created).toBe(true);
+
+      locking.clock.set(new Date(t0 + 3_600_000 - 1000));
+      expectLocked(await sendCode(locking, phone), "SIGN_IN_LOCKED", 1);
+      locking.clock.set(new Date(t0 + 3_600_000));
+      // Five wrong codes are left in the window, under the limit: sign-in works again.
+      const sent = await sendCode(locking, phone);
+      expect(sent.status).toBe(200);
+      expect((await login(locking, phone, sent.body.data.challenge_id, lastSmsCode(locking, phone))).status).toBe(200);
+    });
+
+    it("a successful sign-in resets the count", async () => {
+      const phone = randomPhone();
+      await wrongCodes(phone, 5);
+      locking.clock.advance(61_000);
+      const second = await wrongCodes(phone, 4);
+      expect((await login(locking, phone, second.challengeId, second.code)).status).toBe(200);
+      // Nine more wrong codes after it are still answered as wrong codes, and the right one works.
+      locking.clock.advance(61_000);
+      await wrongCodes(phone, 5);
+      locking.clock.advance(61_000);
+      const fourth = await wrongCodes(phone, 4);
+      expect((await login(locking, phone, fourth.challengeId, fourth.code)).status).toBe(200);
+    });
+
+    it("the limit and window are configurable", async () => {
+      const strict = await startTestServer({ env: { LOGIN_PHONE_FAILURE_LIMIT: "3", LOGIN_PHONE_FAILURE_WINDOW_SECONDS: "600" } });
+      try {
+        const phone = randomPhone();
+        const sent = await sendCode(strict, phone);
+        const code = lastSmsCode(strict, phone);
+        for (let i = 0; i < 3; i++) expect((await login(strict, phone, sent.body.data.challenge_id, wrong(code))).body.code).toBe("CODE_INCORRECT");
+        expectLocked(await login(strict, phone, sent.body.data.challenge_id, code), "SIGN_IN_LOCKED", 600);
+        strict.clock.advance(600_000);
+        // The challenge itself has expired meanwhile; the lock no longer answers.
+        expect((await login(strict, phone, sent.body.data.challenge_id, code)).body.code).toBe("CHALLENGE_EXPIRED");
+      } finally {
+        await strict.close();
+      }
+    });
+  });
+
+  describe("per client address", () => {
+    let limited: TestServer;
+    beforeAll(async () => {
+      limited = await startTestServer({ env: { LOGIN_IP_LIMIT: "3", LOGIN_IP_WINDOW_SECONDS: "600", TRUST_PROXY: "true" } });
+    });
+    afterAll(() => limited.close());
+
+    it("every attempt counts (wrong, malformed, right); then 429 RATE_LIMITED with Retry-After, over REST and tRPC", async () => {
+      const from = { "x-forwarded-for": "203.0.113.7" };
+      const phone = randomPhone();
+      const sent = await sendCode(limited, phone, {}, from);
+      const code = lastSmsCode(limited, phone);
+      expect((await login(limited, phone, sent.body.data.challenge_id, wrong(code), from)).body.code).toBe("CODE_INCORRECT");
+      expect((await limited.json("/auth/login", { method: "POST", body: { phone }, headers: from })).status).toBe(400);
+      expect((await login(limited, phone, sent.body.data.challenge_id, code, from)).status).toBe(200);
+      const refused = await login(limited, randomPhone(), sent.body.data.challenge_id, code, from);
+      expectLocked(refused, "RATE_LIMITED");
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(600);
+      expect(refused.headers.get("ratelimit-policy")).toBe('"login";q=3;w=600');
+      expect(refused.body.message).toMatch(/sign-in attempts/);
+      const overTrpc = await limited.json("/trpc/auth.login", { method: "POST", body: { phone, challenge_id: sent.body.data.challenge_id, code, ...agreementOf(limited) }, headers: from });
+      expect(overTrpc.status).toBe(429);
+      expect(overTrpc.headers.get("retry-after")).not.toBeNull();
+      // Another address has its own window.
+      const other = { "x-forwarded-for": "203.0.113.8" };
+      expect((await login(limited, phone, sent.body.data.challenge_id, code, other)).body.code).toBe("CHALLENGE_CONSUMED");
+    });
+  });
+});
+
 describe("SMS not configured", () => {
   let bare: TestServer;
   beforeAll(async () => {

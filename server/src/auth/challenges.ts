@@ -1,10 +1,10 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { LIMITS } from "../contract/limits.ts";
-import { insertIgnoringDuplicates, type Db } from "../db/db.ts";
+import { insertUnlessDuplicate, type Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { SendLimits } from "./settings.ts";
+import type { LoginLimits, SendLimits } from "./settings.ts";
 import type { SmsChallengeTable } from "./tables.ts";
 
 const HOUR_MS = 3_600_000;
@@ -57,8 +57,7 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
  * slot back when the provider refuses the message.
  */
 export async function claimSendSlot(db: Db, now: number, intervalMs: number, phone: string): Promise<number> {
-  const seed = db.insertInto("sms_throttle").values({ phone, next_send_at: 0 });
-  await insertIgnoringDuplicates(db, seed).execute();
+  await insertUnlessDuplicate(db, db.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
   const before = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
   const claimed = await db
     .updateTable("sms_throttle")
@@ -109,6 +108,52 @@ export function newChallenge(now: number, phone: string, code: string, pepper: s
     terms_version: versions.termsVersion,
     privacy_version: versions.privacyVersion,
   };
+}
+
+/**
+ * The per-phone lockout across challenges: the contract's five attempts are per challenge, and a new
+ * code gives five more, so wrong codes are also capped per phone over a rolling window (default 10 an
+ * hour). Counted from the challenges themselves, like the send caps (every instance agrees, restarts
+ * keep it, the injected clock drives it): the attempts on the phone's unconsumed challenges created in
+ * the window and after its last successful sign-in, which resets the count. A challenge is tried only
+ * in its 300 s of validity, so a wrong code counts from its challenge's creation, at most 300 s early.
+ * Throws SIGN_IN_LOCKED with the seconds until enough counted attempts leave the window.
+ *
+ * Checked before an attempt is counted: concurrent attempts can pass it together, but only on the
+ * phone's one open challenge, so the count can exceed the limit by at most its four remaining attempts.
+ */
+export async function assertSignInOpen(db: Db, now: number, limits: LoginLimits, phone: string): Promise<void> {
+  const since = now - limits.phoneWindowMs;
+  const { lastSuccess } = await db
+    .selectFrom("sms_challenges")
+    .select((eb) => eb.fn.max<number>("created_at").as("lastSuccess"))
+    .where("phone", "=", phone)
+    .where("created_at", ">", since)
+    .where("consumed_at", "is not", null)
+    .executeTakeFirstOrThrow();
+  const counted = await db
+    .selectFrom("sms_challenges")
+    .select(["created_at", "attempts"])
+    .where("phone", "=", phone)
+    .where("created_at", ">", lastSuccess === null ? since : Math.max(since, Number(lastSuccess)))
+    .where("consumed_at", "is", null)
+    .where("attempts", ">", 0)
+    .orderBy("created_at")
+    .execute();
+  let wrong = counted.reduce((sum, c) => sum + c.attempts, 0);
+  if (wrong < limits.phoneFailures) return;
+  // Rolling window: the lock lifts once the oldest challenges' attempts have left it.
+  let liftsAt = now;
+  for (const challenge of counted) {
+    wrong -= challenge.attempts;
+    liftsAt = challenge.created_at + limits.phoneWindowMs;
+    if (wrong < limits.phoneFailures) break;
+  }
+  throw AppError.rateLimited(
+    (liftsAt - now) / 1000,
+    `Too many wrong codes for this phone (${limits.phoneFailures} within ${Math.round(limits.phoneWindowMs / 60_000)} minutes); sign-in for it is locked, retry after the Retry-After seconds`,
+    "SIGN_IN_LOCKED",
+  );
 }
 
 /** Why a challenge cannot be verified any more, in the order a user can act on. */

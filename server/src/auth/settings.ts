@@ -16,6 +16,10 @@ const AuthEnv = z.object({
   SMS_IP_HOURLY_LIMIT: count(10),
   SMS_IP_DAILY_LIMIT: count(30),
   SMS_GLOBAL_DAILY_LIMIT: count(10_000),
+  LOGIN_IP_LIMIT: count(30),
+  LOGIN_IP_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  LOGIN_PHONE_FAILURE_LIMIT: count(10),
+  LOGIN_PHONE_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
   SESSION_IDLE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   SESSION_ABSOLUTE_DAYS: z.coerce.number().int().min(1).max(400).default(90),
   SMS_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
@@ -70,10 +74,21 @@ export interface SendLimits {
   globalPerDay: number;
 }
 
+/** Brute-force limits on POST /auth/login beyond the contract's five attempts per challenge. */
+export interface LoginLimits {
+  /** Login attempts per client address per window (every attempt counts, right or wrong). */
+  ipAttempts: number;
+  ipWindowSeconds: number;
+  /** Wrong codes per phone, across its challenges, that lock its sign-in for the rest of the window. */
+  phoneFailures: number;
+  phoneWindowMs: number;
+}
+
 export interface AuthSettings {
   sms: SmsSettings;
   smsTimeoutMs: number;
   sendLimits: SendLimits;
+  loginLimits: LoginLimits;
   session: { idleMs: number; absoluteMs: number; refreshIntervalMs: number };
   /** How long a resolved API key or session may be served from memory (0: never); docs/auth.md "Revocation". */
   credentialCacheMs: number;
@@ -103,6 +118,12 @@ export function authSettings(config: Config): AuthSettings {
       ipPerHour: e.SMS_IP_HOURLY_LIMIT,
       ipPerDay: e.SMS_IP_DAILY_LIMIT,
       globalPerDay: e.SMS_GLOBAL_DAILY_LIMIT,
+    },
+    loginLimits: {
+      ipAttempts: e.LOGIN_IP_LIMIT,
+      ipWindowSeconds: e.LOGIN_IP_WINDOW_SECONDS,
+      phoneFailures: e.LOGIN_PHONE_FAILURE_LIMIT,
+      phoneWindowMs: e.LOGIN_PHONE_FAILURE_WINDOW_SECONDS * 1000,
     },
     session: { idleMs: e.SESSION_IDLE_DAYS * DAY_MS, absoluteMs: e.SESSION_ABSOLUTE_DAYS * DAY_MS, refreshIntervalMs: 3_600_000 },
     credentialCacheMs: e.CREDENTIAL_CACHE_SECONDS * 1000,

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { toIso } from "../contract/common.ts";
 import type { User } from "../contract/auth.ts";
-import { insertIgnoringDuplicates, type Db } from "../db/db.ts";
+import { dialectOf, insertUnlessDuplicate, type Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { UserTable } from "./tables.ts";
@@ -29,11 +29,12 @@ export async function findOrCreateUser(db: Db, clock: Clock, phone: string): Pro
   if (existing) return { user: existing, created: false };
   const now = clock.now().getTime();
   const row: UserTable = { id: newId("usr", now), phone, name: null, plan: DEFAULT_PLAN, created_at: now };
-  const insert = db.insertInto("users").values(row);
-  const result = await insertIgnoringDuplicates(db, insert).executeTakeFirst();
-  if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 1) return { user: row, created: true };
-  const winner = await db.selectFrom("users").selectAll().where("phone", "=", phone).executeTakeFirstOrThrow();
-  return { user: winner, created: false };
+  if (await insertUnlessDuplicate(db, db.insertInto("users").values(row))) return { user: row, created: true };
+  // In a MySQL transaction the read above fixed a snapshot from before the winner committed: only a
+  // locking read sees its row. (SQLite transactions are serialised; there is no such snapshot.)
+  let winner = db.selectFrom("users").selectAll().where("phone", "=", phone);
+  if (dialectOf(db) === "mysql") winner = winner.forUpdate();
+  return { user: await winner.executeTakeFirstOrThrow(), created: false };
 }
 
 /**
@@ -52,6 +53,6 @@ export async function recordAgreements(
     { user_id: userId, document: "terms" as const, version: versions.termsVersion, accepted_at, ip: from.ip, user_agent: from.userAgent?.slice(0, 512) ?? null },
     { user_id: userId, document: "privacy" as const, version: versions.privacyVersion, accepted_at, ip: from.ip, user_agent: from.userAgent?.slice(0, 512) ?? null },
   ];
-  const insert = db.insertInto("user_agreements").values(rows);
-  await insertIgnoringDuplicates(db, insert).execute();
+  // One row at a time: a version already recorded must not keep the other one out.
+  for (const row of rows) await insertUnlessDuplicate(db, db.insertInto("user_agreements").values(row));
 }

@@ -49,6 +49,8 @@ describe("monthly quota", () => {
     expect((await bySession.json()).data).toEqual({ access: "session" });
     // Failures are not charged.
     for (let i = 0; i < 3; i++) expect((await get(key1.headers, "?status=404")).status).toBe(404);
+    // A 304 (an export or snapshot revalidated by its ETag) is neither charged nor a failure.
+    expect((await get(key1.headers, "?status=304")).status).toBe(304);
     // An export counts as one, like any query.
     expect((await get(key2.headers, "?cost=1")).status).toBe(200);
     expect((await get(alice.headers)).status).toBe(200);
@@ -116,7 +118,13 @@ describe("rate limits", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("ratelimit-policy")).toBe('"minute";q=3;w=60');
     expect(ok.headers.get("ratelimit")).toMatch(/^"minute";r=2;t=\d+$/);
-    expect((await probe.fetch("/v1/probe?status=404", { headers: key.headers })).status).toBe(404);
+    // An admitted query that fails still tells the caller where its window stands.
+    const failed = await probe.fetch("/v1/probe?status=404", { headers: key.headers });
+    expect(failed.status).toBe(404);
+    expect((await failed.json()).code).toBe("NOT_FOUND");
+    expect(failed.headers.get("ratelimit-policy")).toBe('"minute";q=3;w=60');
+    expect(failed.headers.get("ratelimit")).toMatch(/^"minute";r=1;t=\d+$/);
+    expect(failed.headers.get("retry-after")).toBeNull();
     expect((await probe.fetch("/v1/probe", { headers: key.headers })).status).toBe(200);
     const refused = await probe.fetch("/v1/probe", { headers: key.headers });
     expect(refused.status).toBe(429);

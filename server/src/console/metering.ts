@@ -67,13 +67,16 @@ export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledge
       if (request.access.kind === "anonymous") return;
       const cost = request.cost ?? 1;
       const ok = request.status >= 200 && request.status < 300;
+      const failed = request.status >= 400;
       deps.ledger.release(request.access.userId, cost);
+      // A 304 (ETag revalidation of an export or snapshot) is neither: not charged, not a failure.
+      if (!ok && !failed) return;
       deps.ledger.record({
         userId: request.access.userId,
         now: deps.clock.now().getTime(),
         endpoint: request.endpoint,
         successes: ok ? cost : 0,
-        failures: ok ? 0 : 1,
+        failures: failed ? 1 : 0,
       });
     },
   };

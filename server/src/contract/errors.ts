@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   CODE_INCORRECT: { status: 400, description: "The SMS code is wrong; the message says how many attempts remain." },
   CODE_ATTEMPTS_EXHAUSTED: { status: 400, description: "Five wrong codes were entered; this challenge is locked, request a new code." },
   SMS_SEND_LIMITED: { status: 429, description: "Too many SMS codes for this phone, address or service; retry after Retry-After seconds." },
+  SIGN_IN_LOCKED: { status: 429, description: "Too many wrong codes for this phone recently: its sign-in is locked; retry after Retry-After seconds." },
   SMS_PROVIDER_THROTTLED: { status: 429, description: "The SMS provider refused to send more messages to this phone for now." },
   SMS_NOT_CONFIGURED: { status: 503, description: "No SMS provider is configured, so codes cannot be sent or verified." },
   SMS_PROVIDER_UNAVAILABLE: { status: 503, description: "The SMS provider failed or could not be reached; try again later." },

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder } from "kysely";
+import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 
@@ -50,14 +50,44 @@ export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof MysqlAdapter ? "mysql" : "sqlite";
 }
 
+/** True for the error of an insert that collided with a primary or unique key, on either database. */
+export function isDuplicateKeyError(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | null;
+  // mysql2: ER_DUP_ENTRY (1062); better-sqlite3: SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY.
+  return e?.errno === 1062 || e?.code === "ER_DUP_ENTRY" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}
+
 /**
- * An insert that skips rows colliding with a primary or unique key: `INSERT IGNORE` on MySQL,
- * `INSERT OR IGNORE` on SQLite.
+ * Inserts ONE row unless it collides with a primary or unique key; resolves true when it was inserted,
+ * false when the key already existed. Only a duplicate key is skipped; every other failure throws:
+ *
+ * - SQLite: `INSERT … ON CONFLICT DO NOTHING`, which covers uniqueness conflicts only
+ *   (`INSERT OR IGNORE` would also skip a row that breaks NOT NULL or CHECK).
+ * - MySQL/MariaDB: a plain INSERT whose ER_DUP_ENTRY is caught. Not `INSERT IGNORE`: it turns every
+ *   error into a warning, so a too-long value is stored truncated, a NULL in a NOT NULL column as
+ *   '' or 0, a failing foreign key as no row — all reported as success or as "duplicate". Not a no-op
+ *   `ON DUPLICATE KEY UPDATE pk = pk` either: mysql2 sets CLIENT_FOUND_ROWS, so it reports one row
+ *   whether it inserted or found one, and a caller could not tell created from existing. A duplicate-key
+ *   error rolls back only the statement; an enclosing transaction goes on. Several rows in one insert
+ *   would be all or nothing there, hence one row per call.
+ *
+ * Inside a MySQL transaction (REPEATABLE READ), read the existing row with a locking read afterwards:
+ * a plain SELECT sees the transaction's snapshot, which may predate the row that won.
  * @example
- * await insertIgnoringDuplicates(db, db.insertInto("users").values(row)).execute();
+ * const created = await insertUnlessDuplicate(db, db.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
  */
-export function insertIgnoringDuplicates<DB, TB extends keyof DB, O>(db: Kysely<any>, insert: InsertQueryBuilder<DB, TB, O>): InsertQueryBuilder<DB, TB, O> {
-  return dialectOf(db) === "mysql" ? insert.ignore() : insert.orIgnore();
+export async function insertUnlessDuplicate<DB, TB extends keyof DB>(db: Kysely<any>, insert: InsertQueryBuilder<DB, TB, InsertResult>): Promise<boolean> {
+  if (dialectOf(db) === "sqlite") {
+    const result = await insert.onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+  try {
+    await insert.executeTakeFirst();
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
 }
 
 /**

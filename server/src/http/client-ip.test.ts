@@ -27,5 +27,9 @@ describe("client address", () => {
     expect(await recordedIp(server, "1.1.1.1, 198.51.100.9")).toBe("198.51.100.9");
     expect(await recordedIp(server, "203.0.113.7")).toBe("203.0.113.7");
     expect(await recordedIp(server, null)).toBe("127.0.0.1");
+    expect(await recordedIp(server, "2001:db8::7")).toBe("2001:db8::7");
+    // Not an address (a misconfigured proxy, or none): the connection's address, never the text.
+    expect(await recordedIp(server, `198.51.100.9, ${"x".repeat(100)}`)).toBe("127.0.0.1");
+    expect(await recordedIp(server, "198.51.100.9:4711")).toBe("127.0.0.1");
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { getRequestIP, type H3Event } from "h3";
 import type { Config } from "../config.ts";
 
@@ -5,7 +6,9 @@ import type { Config } from "../config.ts";
  * The client's address, for rate limits, audit rows and logs. Behind a proxy we run (TRUST_PROXY),
  * it is the RIGHTMOST X-Forwarded-For entry, the one our proxy appended; everything left of it came
  * from the client and can be forged (h3's `xForwardedFor` option takes the leftmost, which would let a
- * client choose its own rate-limit bucket). Without TRUST_PROXY the header is ignored.
+ * client choose its own rate-limit bucket). An entry that is not an IP address is ignored too: the
+ * value goes into rate-limit keys and varchar(64) columns, and a proxy we run only appends addresses.
+ * Without TRUST_PROXY the header is ignored.
  * @example
  * const ip = clientIp(event, deps.config); // "203.0.113.7"
  */
@@ -13,7 +16,7 @@ export function clientIp(event: H3Event, config: Pick<Config, "trustProxy">): st
   if (config.trustProxy) {
     const forwarded = event.req.headers.get("x-forwarded-for");
     const nearest = forwarded?.split(",").at(-1)?.trim();
-    if (nearest) return nearest;
+    if (nearest && isIP(nearest) !== 0) return nearest;
   }
   return getRequestIP(event) ?? null;
 }

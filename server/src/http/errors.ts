@@ -114,14 +114,20 @@ export function toContractError(error: unknown): ContractError {
   return make("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.description, {}, true);
 }
 
-/** The HTTP response for a contract error: exactly {code, message, request_id}, never cached. */
+/**
+ * The HTTP response for a contract error: exactly {code, message, request_id}, never cached. It
+ * carries the headers a handler staged for error answers on `event.res.errHeaders` (h3 does not merge
+ * them into a Response returned by onError; e.g. the RateLimit fields of an admitted /v1 query that
+ * then failed), then the error's own (Retry-After), which win.
+ */
 export function errorResponse(event: H3Event, error: ContractError): Response {
   const body: ErrorBody = { code: error.code, message: error.message, request_id: requestIdOf(event) };
-  const headers = new Headers({
+  const headers = new Headers(event.res.errHeaders);
+  for (const [name, value] of Object.entries({
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
     "x-request-id": body.request_id,
     ...error.headers,
-  });
+  })) headers.set(name, value);
   return new Response(JSON.stringify(body), { status: error.status, headers });
 }

@@ -8,7 +8,7 @@ import { toContractError } from "./errors.ts";
 /**
  * Runs one /v1 data query under the caller's access, rate limit and quota: resolves the API key or
  * session (401 for bad credentials), admits the request (429 RATE_LIMITED / QUOTA_EXCEEDED), adds the
- * RateLimit headers, runs the query, and settles its status (2xx charged, anything else a business
+ * RateLimit headers (on the success and on an error answer alike), runs the query, and settles its status (2xx charged, anything else a business
  * failure). An export or snapshot is one query (`cost` 1).
  * @example
  * app.get("/v1/lookup", (event) => meteredQuery(event, deps, "GET /v1/lookup", (access) => lookup(access, event)));
@@ -28,7 +28,12 @@ export async function meteredQuery<T>(
   });
   const request = { access, ip: clientIp(event, deps.config), endpoint, cost: options.cost };
   const { headers } = await deps.metering.admit(request);
-  for (const name in headers) event.res.headers.set(name, headers[name]!);
+  // On the answer whatever it turns out to be: a query that fails after admission still counted
+  // (errHeaders are what the error renderer sends, see errorResponse).
+  for (const name in headers) {
+    event.res.headers.set(name, headers[name]!);
+    event.res.errHeaders.set(name, headers[name]!);
+  }
   let result: T;
   try {
     result = await run(access);

@@ -18,7 +18,7 @@ export interface DataProbe {
  * A second HTTP server over the same dependencies (database, shared store, clock) as `server`, with
  * the whole app plus one metered data route, `GET /v1/probe`, that behaves like a /v1 query: access,
  * rate limit and quota through `meteredQuery`, usage reported as endpoint "GET /v1/probe". Query
- * `?status=404` makes it fail (a business failure), `?cost=n` charges n units, `?delay_ms=n` makes the
+ * `?status=404` makes it fail (a business failure), `?status=304` answers Not Modified, `?cost=n` charges n units, `?delay_ms=n` makes the
  * query take n ms (requests in flight at once). `GET /v1/probe/bare`
  * answers the same without any access check or metering (the baseline of the metering benchmark).
  * For tests of metering that must not depend on the catalogue's routes.
@@ -39,6 +39,7 @@ export async function startDataProbe(server: Pick<TestServer, "deps">): Promise<
       async (access) => {
         if (query.delay_ms) await new Promise((resolve) => setTimeout(resolve, Number(query.delay_ms)));
         if (query.status === "404") throw new AppError("NOT_FOUND", "No such number range");
+        if (query.status === "304") return new Response(null, { status: 304 });
         return envelope(event, deps, { access: access.kind });
       },
       { cost: query.cost ? Number(query.cost) : 1 },

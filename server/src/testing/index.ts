@@ -107,6 +107,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: "100000",
     PLAN_FREE_RATE_LIMIT_PER_MINUTE: "100000",
     CONTACT_IP_HOURLY_LIMIT: "100000",
+    LOGIN_IP_LIMIT: "100000",
     ...options.env,
   });
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });

@@ -167,8 +167,12 @@ describe("errors", () => {
     ["/v1/operators?country=China", 400, "INVALID_REQUEST"],
     ["/v1/operators?cursor=not-a-cursor", 400, "INVALID_REQUEST"],
     ["/v1/networks?mcc=4600", 400, "INVALID_REQUEST"],
-  ])("%s -> %i %s", async (path, status, code) => {
-    expectError(await server.json(path, { headers: key }), status, code);
+  ])("%s -> %i %s, with the RateLimit fields of the attempt it counted", async (path, status, code) => {
+    const res = await server.json(path, { headers: key });
+    expectError(res, status, code);
+    expect(res.headers.get("ratelimit-policy")).toMatch(/^"minute";q=\d+;w=60$/);
+    expect(res.headers.get("ratelimit")).toMatch(/^"minute";r=\d+;t=\d+$/);
+    expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
   it("405 with Allow for another method on a data path", async () => {
