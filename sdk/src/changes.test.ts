@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareVersions, syncChanges } from "./changes.ts";
 import type { ChangesPage, ChangesQuery, DataClient } from "./data-api/client.ts";
+import { Ir21ApiError } from "./errors.ts";
 import type { EventPayload, EventType } from "./wire.ts";
 
 const event = (id: string, version: string, type: EventType = "ir21.operator.updated"): EventPayload => ({
@@ -109,6 +110,49 @@ describe("syncChanges", () => {
 });
 
 describe("compareVersions", () => {
+  it("a since the server stopped serving mid-listing: one reload, then the listing restarts from the snapshot's version", async () => {
+    const log = [event("e1", "2026-01-01.000002"), event("e2", "2026-01-01.000003"), event("e3", "2026-01-02.000004"), event("e4", "2026-01-02.000005")];
+    const { client, queries } = fakeClient(log, "2026-01-02.000005");
+    const list = client.changes.list;
+    const expired = new Ir21ApiError({ status: 400, code: "UNKNOWN_DATASET_VERSION", message: "expired", requestId: "req_1" });
+    // The second page of the listing from "none" finds the log before since pruned.
+    client.changes.list = (query) => (query.since === "none" && query.cursor ? Promise.reject(expired) : list(query));
+    const seen: string[] = [];
+    const causes: Array<EventPayload | null> = [];
+    const result = await syncChanges({
+      client,
+      since: "none",
+      pageSize: 2,
+      onEvent: (e) => void seen.push(e.id),
+      onReset: (cause) => {
+        causes.push(cause);
+        return "2026-01-02.000004";
+      },
+    });
+    expect(causes).toEqual([null]);
+    expect(seen).toEqual(["e1", "e2", "e4"]);
+    expect(queries.map((q) => [q.since, q.cursor])).toEqual([
+      ["none", undefined],
+      ["2026-01-02.000004", undefined],
+    ]);
+    expect(result).toEqual({ version: "2026-01-02.000005", applied: 3, resets: 1, skipped: 0 });
+  });
+
+  it("reloads at most once per run, and throws the refusal when onReset names no version", async () => {
+    const expired = new Ir21ApiError({ status: 400, code: "UNKNOWN_DATASET_VERSION", message: "expired", requestId: "req_1" });
+    let calls = 0;
+    const client = { changes: { list: () => (calls++, Promise.reject(expired)) } } as unknown as DataClient;
+    await expect(syncChanges({ client, since: "2026-01-01.000001", onEvent: () => {}, onReset: () => "2026-01-01.000002" })).rejects.toBe(expired);
+    expect(calls).toBe(2);
+    await expect(syncChanges({ client, since: "2026-01-01.000001", onEvent: () => {}, onReset: () => {} })).rejects.toBe(expired);
+    // Other failures are not a reason to reload.
+    const other = new Ir21ApiError({ status: 401, code: "UNAUTHORIZED", message: "no", requestId: "req_2" });
+    const resets: unknown[] = [];
+    const failing = { changes: { list: () => Promise.reject(other) } } as unknown as DataClient;
+    await expect(syncChanges({ client: failing, since: "none", onEvent: () => {}, onReset: (c) => void resets.push(c) })).rejects.toBe(other);
+    expect(resets).toEqual([]);
+  });
+
   it("orders by date, then by sequence number numerically, with none first", () => {
     const versions = ["2026-01-02.000001", "none", "2026-01-01.1000000", "2026-01-01.000002", "2026-01-01.999999"];
     expect([...versions].sort(compareVersions)).toEqual(["none", "2026-01-01.000002", "2026-01-01.999999", "2026-01-01.1000000", "2026-01-02.000001"]);

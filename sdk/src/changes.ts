@@ -1,4 +1,5 @@
-import type { Access, ChangesQuery, DataClient } from "./data-api/client.ts";
+import type { Access, ChangesPage, ChangesQuery, DataClient } from "./data-api/client.ts";
+import { isIr21ApiError } from "./errors.ts";
 import type { EventPayload } from "./wire.ts";
 
 /**
@@ -16,10 +17,13 @@ export interface SyncChangesOptions {
   /** Applies one per-record event, in log order. Awaited before the next. */
   onEvent: (event: EventPayload) => void | Promise<void>;
   /**
-   * `ir21.catalog.updated`: a global reset. Reload the snapshot here, and return its
-   * `dataset_version` so events the snapshot already contains are skipped.
+   * Reload the snapshot here, and return its `dataset_version` so events the snapshot already
+   * contains are skipped. Called with the `ir21.catalog.updated` event (a global reset), or with
+   * `null` when the server no longer serves `since` (400 UNKNOWN_DATASET_VERSION: older than its
+   * change-log retention, or not its version); the listing then goes on from the version returned,
+   * and without one the error is thrown.
    */
-  onReset: (event: EventPayload) => string | void | Promise<string | void>;
+  onReset: (event: EventPayload | null) => string | void | Promise<string | void>;
   /** Narrow the per-record events; `ir21.catalog.updated` always comes through. */
   filter?: Pick<ChangesQuery, "types" | "country" | "operator">;
   /** Events per page, 1 to 1000. Default 500. */
@@ -32,7 +36,7 @@ export interface SyncChangesResult {
   version: string;
   /** Per-record events handed to `onEvent`. */
   applied: number;
-  /** `ir21.catalog.updated` events handed to `onReset`. */
+  /** Calls of `onReset`: `ir21.catalog.updated` events, and a `since` the server no longer serves. */
   resets: number;
   /** Events skipped because a snapshot loaded by `onReset` already contained them. */
   skipped: number;
@@ -59,13 +63,29 @@ export async function syncChanges(options: SyncChangesOptions): Promise<SyncChan
   const { client, onEvent, onReset, signal } = options;
   if (typeof options.since !== "string" || options.since === "") throw new TypeError('syncChanges: since must be a dataset version or "none"');
   const limit = options.pageSize ?? 500;
+  let since = options.since;
   let cursor: string | undefined;
-  let currentVersion = options.since;
+  let currentVersion = since;
   // The version a reset's snapshot brought the copy to: events up to it are already in it.
   let reloadedTo: string | null = null;
+  let sinceReloaded = false;
   const result = { applied: 0, resets: 0, skipped: 0 };
-  do {
-    const { data } = await client.changes.list({ since: options.since, cursor, limit, ...options.filter, signal });
+  for (;;) {
+    let data: ChangesPage;
+    try {
+      ({ data } = await client.changes.list({ since, cursor, limit, ...options.filter, signal }));
+    } catch (error) {
+      // The log before `since` is gone (retention), even mid-listing: only a snapshot catches up.
+      // Once per run, so a snapshot version the server does not know either cannot loop.
+      if (sinceReloaded || !isIr21ApiError(error, "UNKNOWN_DATASET_VERSION")) throw error;
+      result.resets++;
+      const loaded = await onReset(null);
+      if (typeof loaded !== "string" || loaded === "") throw error;
+      sinceReloaded = true;
+      since = reloadedTo = currentVersion = loaded;
+      cursor = undefined;
+      continue;
+    }
     for (const event of data.items) {
       signal?.throwIfAborted();
       if (reloadedTo !== null && compareVersions(event.dataset_version, reloadedTo) <= 0) {
@@ -83,7 +103,8 @@ export async function syncChanges(options: SyncChangesOptions): Promise<SyncChan
     }
     currentVersion = data.current_version;
     cursor = data.next_cursor ?? undefined;
-  } while (cursor !== undefined);
+    if (cursor === undefined) break;
+  }
   // A snapshot taken after the listing began can be newer than the listing's end.
   const version = reloadedTo !== null && compareVersions(reloadedTo, currentVersion) > 0 ? reloadedTo : currentVersion;
   return { version, ...result };

@@ -262,7 +262,7 @@ describe("syncChanges against the live change log", () => {
       pageSize: 2,
       onEvent: (event) => void applied.push(`${event.dataset_version} ${event.type}`),
       onReset: async (event) => {
-        resets.push(event.dataset_version);
+        resets.push(event?.dataset_version ?? "since not served");
         const snapshot = await ir21.snapshot();
         return snapshot.notModified ? undefined : snapshot.data.dataset_version;
       },
@@ -288,5 +288,25 @@ describe("syncChanges against the live change log", () => {
     });
     expect(applied).toEqual([]);
     expect(result).toMatchObject({ version: versions[2], resets: 1, skipped: 2 });
+  });
+
+  it("a since the server does not serve (expired or unknown) reloads the snapshot and goes on from it", async () => {
+    const ir21 = full();
+    const causes: Array<string | null> = [];
+    const result = await syncChanges({
+      client: ir21,
+      since: "2020-01-01.000001",
+      onEvent: () => {},
+      onReset: async (event) => {
+        causes.push(event?.type ?? null);
+        const snapshot = await ir21.snapshot();
+        return snapshot.notModified ? undefined : snapshot.data.dataset_version;
+      },
+    });
+    expect(causes).toEqual([null]);
+    expect(result).toEqual({ version: versions[2], applied: 0, resets: 1, skipped: 0 });
+    // Without a version to go on from, the server's refusal is the answer.
+    const refused = await syncChanges({ client: ir21, since: "2020-01-01.000001", onEvent: () => {}, onReset: () => {} }).catch((e: unknown) => e);
+    expect(isIr21ApiError(refused, "UNKNOWN_DATASET_VERSION")).toBe(true);
   });
 });
