@@ -38,6 +38,7 @@ const EnvSchema = z.object({
   SMS_PROVIDER: z.enum(["aliyun", "tencent", "dev", "none"]).optional(),
   IR21_SMS_OUTBOX: z.string().min(1).default("data/sms-outbox.jsonl"),
   WEBHOOK_ALLOW_HOSTS: commaList.optional(),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   DATA_DIR: z.string().min(1).default("data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
@@ -67,6 +68,8 @@ export interface Config {
   smsProvider: "aliyun" | "tencent" | "dev" | null;
   smsOutboxPath: string;
   webhookAllowHosts: string[];
+  /** Webhook deliveries in flight per subscription across all workers (docs/webhooks.md "Fairness"). */
+  webhookEndpointConcurrency: number;
   dataDir: string;
   logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
   bodyLimitBytes: number;
@@ -122,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smsProvider,
     smsOutboxPath: e.IR21_SMS_OUTBOX,
     webhookAllowHosts: e.WEBHOOK_ALLOW_HOSTS ?? [],
+    webhookEndpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

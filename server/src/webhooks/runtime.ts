@@ -34,7 +34,7 @@ export interface WebhookRuntimeOptions {
 export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
   const env = webhookEnv(deps);
   const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
-  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, ...options.workerOptions });
+  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, endpointConcurrency: deps.config.webhookEndpointConcurrency, ...options.workerOptions });
   worker?.start();
   let cron: CronHandle | null = null;
   if (options.cron !== false) {

@@ -4,6 +4,7 @@ import * as catalog from "./0100_catalog.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
+import * as webhookInFlight from "./0401_webhook_in_flight.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   "0200_accounts": accounts,
   "0300_console": consoleTables,
   "0400_webhooks": webhooks,
+  "0401_webhook_in_flight": webhookInFlight,
 };
