@@ -16,6 +16,7 @@ describe("loadConfig", () => {
       smsOutboxPath: "data/sms-outbox.jsonl",
       webhookAllowHosts: [],
       webhookEndpointConcurrency: 2,
+      webhookSecretsKeys: { current: null, previous: [] },
       agreement: { termsVersion: "2026-09-08", privacyVersion: "2026-09-08" },
     });
   });

@@ -33,6 +33,9 @@ export interface WebhookRuntimeOptions {
  */
 export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
   const env = webhookEnv(deps);
+  if (deps.config.production && !deps.config.webhookSecretsKeys.current) {
+    env.log.warn("WEBHOOK_SECRETS_KEY is unset: webhook signing secrets are sealed under SESSION_SECRET (docs/webhooks.md \"Secrets at rest\")");
+  }
   const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, endpointConcurrency: deps.config.webhookEndpointConcurrency, ...options.workerOptions });
   worker?.start();
