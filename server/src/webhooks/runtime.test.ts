@@ -144,3 +144,48 @@ describe("runtime", () => {
     }
   }, 40_000);
 });
+
+describe("graceful shutdown", () => {
+  it("after stop() and closing the database nothing of the webhook runtime is left: no timer, the process ends by itself", async () => {
+    // A separate process, as `serve` and `worker` run it, that never calls process.exit: it ends only
+    // when no timer, socket or other handle is left. It prints what is still active after stopping.
+    const url = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      import { register } from "tsx/esm/api";
+      register();
+      const { loadConfig } = await import(${url("../config.ts")});
+      const { createDeps } = await import(${url("../deps.ts")});
+      const { startWebhookRuntime } = await import(${url("./runtime.ts")});
+      const deps = await createDeps(loadConfig());
+      const runtime = startWebhookRuntime(deps);
+      // Long enough for the fan-out job (every 5 s) to run and the worker to poll a few times.
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      await runtime.stop();
+      await deps.close();
+      console.log("ACTIVE " + JSON.stringify(process.getActiveResourcesInfo()));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: { ...process.env, ...server.deps.config.env, NODE_ENV: "test", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    // A liveness bound, not a speed assertion: a leaked interval would keep the process forever.
+    const code = await new Promise<number | null>((resolve) => {
+      const deadline = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 25_000);
+      child.on("exit", (c) => {
+        clearTimeout(deadline);
+        resolve(c);
+      });
+    });
+    expect(code, output).toBe(0);
+    const active = JSON.parse(/ACTIVE (.*)/.exec(output)?.[1] ?? "null") as string[] | null;
+    expect(active, output).not.toBeNull();
+    expect(active!.filter((r) => r === "Timeout" || r === "Immediate" || r.startsWith("TCP")), output).toEqual([]);
+  }, 40_000);
+});
