@@ -15,6 +15,7 @@ import type { DeliveryStatus } from "../contract/webhooks.ts";
 
 export interface Claim {
   deliveryId: string;
+  subscriptionId: string;
   /** The fencing token this claim holds. */
   token: number;
   leaseUntil: number;
@@ -76,13 +77,13 @@ export async function claimDue(db: Db, input: { owner: string; now: number; leas
         .set({ lease_owner: input.owner, lease_until: leaseUntil, lease_token: sql<number>`lease_token + 1` })
         .where("id", "in", rows.map((r) => r.id))
         .execute();
-      return rows.map((r) => ({ deliveryId: r.id, token: Number(r.lease_token) + 1, leaseUntil }));
+      return rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token) + 1, leaseUntil }));
     });
   }
 
   // busy: in flight per subscription; candidates: the oldest due rows of subscriptions below the cap;
   // a candidate is taken when its rank within its subscription still fits under the cap.
-  const claimed = await sql<{ id: string; lease_token: number }>`
+  const claimed = await sql<{ id: string; subscription_id: string; lease_token: number }>`
     UPDATE webhook_deliveries
     SET lease_owner = ${input.owner}, lease_until = ${leaseUntil}, lease_token = lease_token + 1
     WHERE id IN (
@@ -106,8 +107,8 @@ export async function claimDue(db: Db, input: { owner: string; now: number; leas
       )
       SELECT id FROM ranked WHERE slot <= ${cap} ORDER BY next_attempt_at LIMIT ${input.limit}
     )
-    RETURNING id, lease_token`.execute(db);
-  return claimed.rows.map((r) => ({ deliveryId: r.id, token: Number(r.lease_token), leaseUntil }));
+    RETURNING id, subscription_id, lease_token`.execute(db);
+  return claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
 }
 
 export interface AttemptRecord {

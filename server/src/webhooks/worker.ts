@@ -50,7 +50,9 @@ export class DeliveryWorker {
   #loop: Promise<void> | null = null;
   readonly #inFlight = new Set<Promise<void>>();
   /** The last claim got every delivery it asked for: more are probably due. */
-  #backlog = false;
+  #claimedFull = false;
+  /** This worker's deliveries in flight per subscription. */
+  readonly #perSubscription = new Map<string, number>();
   #stopping = false;
   #wake: (() => void) | null = null;
   /**
@@ -110,17 +112,24 @@ export class DeliveryWorker {
    * moment (see {@link #gatherLanes}), so that one claim fills several lanes.
    */
   async #fill(): Promise<Promise<void>[]> {
-    if (this.#backlog) await this.#gatherLanes();
+    if (this.#claimedFull) await this.#gatherLanes();
     const free = this.#options.concurrency - this.#inFlight.size;
     if (free <= 0) return [];
     const wanted = Math.min(this.#options.batchSize, free);
     const claims = await this.claim(wanted);
-    this.#backlog = claims.length === wanted;
+    this.#claimedFull = claims.length === wanted;
     return claims.map((claim) => {
+      const sub = claim.subscriptionId;
+      this.#perSubscription.set(sub, (this.#perSubscription.get(sub) ?? 0) + 1);
       const running: Promise<void> = this.deliver(claim).finally(() => {
         this.#inFlight.delete(running);
-        // A lane is free, and the subscription may have dropped below its cap: look again.
-        this.#onQueued();
+        const n = this.#perSubscription.get(sub)!;
+        if (n > 1) this.#perSubscription.set(sub, n - 1);
+        else this.#perSubscription.delete(sub);
+        // Claim again only if more can be due now: lanes were the limit (a lane is free), or this
+        // subscription was at its cap (it has a slot again). Otherwise nothing new is due before an
+        // enqueue signal or the next poll, and an empty claim would only cost a write.
+        if (this.#claimedFull || n >= this.#options.endpointConcurrency) this.#onQueued();
       });
       this.#inFlight.add(running);
       return running;
@@ -149,6 +158,10 @@ export class DeliveryWorker {
     }
   }
 
+  #moreMayBeDue(): boolean {
+    return this.#claimedFull || [...this.#perSubscription.values()].some((n) => n >= this.#options.endpointConcurrency);
+  }
+
   /** Claims once for the free lanes and waits for those deliveries; returns how many were claimed. */
   async runOnce(): Promise<number> {
     const started = await this.#fill();
@@ -166,8 +179,10 @@ export class DeliveryWorker {
       const started = await this.#fill();
       total += started.length;
       if (this.#inFlight.size === 0) break;
-      // Lanes full, or nothing more claimable now (due rows of capped subscriptions): wait for one to end.
-      await Promise.race(this.#inFlight);
+      // More may be due (lanes were full, or a subscription is at its cap): claim again as soon as one
+      // ends. Otherwise nothing more is due at this clock: let everything finish, then look once more.
+      if (this.#moreMayBeDue()) await Promise.race(this.#inFlight);
+      else await Promise.all(this.#inFlight);
     }
     await Promise.all(this.#inFlight);
     return total;
@@ -203,7 +218,7 @@ export class DeliveryWorker {
         });
         result = await sendWebhook({ url: row.url, headers, body: row.payload }, { policy, limits: this.#options.limits, ca: this.#options.ca });
       } catch (error) {
-        // Never a poison pill: whatever failed (e.g. a secret sealed under another SESSION_SECRET)
+        // Never a poison pill: whatever failed (e.g. a secret sealed under a key no longer configured)
         // is recorded as a failed attempt and follows the schedule like any other failure.
         log.error({ err: error, delivery_id: claim.deliveryId }, "webhook attempt could not be made");
         result = { status: null, errorCode: "internal", error: "internal: the attempt could not be prepared; see the server log", responseExcerpt: null, retryAfter: null, durationMs: 0 };
@@ -248,8 +263,9 @@ export class DeliveryWorker {
         } catch (error) {
           this.#env.log.error({ err: error }, "webhook worker round failed");
         }
-        // Claimed every free lane: go round again (a finishing delivery wakes the wait when all are busy).
-        if (free > 0 && claimed === free) continue;
+        // The claim got all it asked for: more is probably due, go round again (when every lane is
+        // busy, the wait below ends as soon as one frees up).
+        if (free > 0 && claimed > 0 && this.#claimedFull) continue;
         if (this.#stopping || this.#signalled) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#options.pollIntervalMs);
