@@ -138,7 +138,7 @@ export class DeliveryWorker {
 
   /**
    * A claim is a write (on SQLite it queues behind every other write of the process), costing about
-   * as much as recording an attempt; claiming for each lane as it frees up halves throughput under a
+   * as much as recording an attempt; claiming for each lane as it frees up costs much of the throughput under a
    * backlog. So wait until a quarter of the lanes are free, but never more than {@link GATHER_MS} of
    * real time: lanes held by a slow receiver delay the others' next claim by that much at most.
    */
