@@ -15,6 +15,8 @@ describe("loadConfig", () => {
       smsProvider: "dev",
       smsOutboxPath: "data/sms-outbox.jsonl",
       webhookAllowHosts: [],
+      webhookEndpointConcurrency: 2,
+      webhookSecretsKeys: { current: null, previous: [] },
       agreement: { termsVersion: "2026-09-08", privacyVersion: "2026-09-08" },
     });
   });
@@ -29,6 +31,7 @@ describe("loadConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
     for (const name of ["PORT", "DATABASE_URL", "PUBLIC_ORIGIN", "REDIS_URL"]) expect(problems).toContain(name);
+    expect(() => loadConfig({ WEBHOOK_ENDPOINT_CONCURRENCY: "0" })).toThrow(/WEBHOOK_ENDPOINT_CONCURRENCY/);
     expect((error as ConfigError).message).toMatch(/^Invalid configuration:/);
   });
 

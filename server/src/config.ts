@@ -38,6 +38,9 @@ const EnvSchema = z.object({
   SMS_PROVIDER: z.enum(["aliyun", "tencent", "dev", "none"]).optional(),
   IR21_SMS_OUTBOX: z.string().min(1).default("data/sms-outbox.jsonl"),
   WEBHOOK_ALLOW_HOSTS: commaList.optional(),
+  WEBHOOK_SECRETS_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  WEBHOOK_SECRETS_PREVIOUS_KEYS: commaList.pipe(z.array(z.string().min(32, "every key must be at least 32 characters"))).optional(),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   DATA_DIR: z.string().min(1).default("data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
@@ -67,6 +70,13 @@ export interface Config {
   smsProvider: "aliyun" | "tencent" | "dev" | null;
   smsOutboxPath: string;
   webhookAllowHosts: string[];
+  /**
+   * Seal webhook signing secrets at rest (docs/webhooks.md "Secrets at rest"): `current` seals and
+   * opens (null: the SESSION_SECRET-derived key, as before the variable existed); `previous` only opens.
+   */
+  webhookSecretsKeys: { current: string | null; previous: string[] };
+  /** Webhook deliveries in flight per subscription across all workers (docs/webhooks.md "Fairness"). */
+  webhookEndpointConcurrency: number;
   dataDir: string;
   logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
   bodyLimitBytes: number;
@@ -122,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smsProvider,
     smsOutboxPath: e.IR21_SMS_OUTBOX,
     webhookAllowHosts: e.WEBHOOK_ALLOW_HOSTS ?? [],
+    webhookEndpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+    webhookSecretsKeys: { current: e.WEBHOOK_SECRETS_KEY ?? null, previous: e.WEBHOOK_SECRETS_PREVIOUS_KEYS ?? [] },
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -7,6 +7,7 @@ import { inquiriesCommand } from "./contact/commands.ts";
 import { accountsCommand } from "./console/commands.ts";
 import { migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
+import { webhooksCommand } from "./webhooks/commands.ts";
 import { catalogCommands, startCatalog } from "./catalog/commands.ts";
 
 const serve = defineCommand({
@@ -63,7 +64,7 @@ const migrate = defineCommand({
 
 export const command: CommandDef = defineCommand({
   meta: { name: "ir21-server", description: "ir21 communications data service" },
-  subCommands: { serve, worker, migrate, inquiries: inquiriesCommand, accounts: accountsCommand, ...catalogCommands },
+  subCommands: { serve, worker, migrate, inquiries: inquiriesCommand, accounts: accountsCommand, webhooks: webhooksCommand, ...catalogCommands },
 });
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);

@@ -5,7 +5,7 @@
  * `pnpm bench webhooks` (IR21_TEST_DB=mysql for MariaDB).
  */
 import { request } from "node:http";
-import { DeliveryWorker, fanOutAll, signIn, startTestReceiver, startTestServer, webhookEnv, type ChangeFeed } from "@ir21/server/testing";
+import { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, fanOutAll, signIn, startTestReceiver, startTestServer, webhookEnv, type ChangeFeed } from "@ir21/server/testing";
 
 const SUBSCRIPTIONS = 10;
 const EVENTS = 200;
@@ -135,6 +135,8 @@ export async function run() {
       database: server.target,
       deliveries,
       concurrency: CONCURRENCY,
+      // Deliveries in flight per subscription (the worker's default): 10 subscriptions x 2 = 20 slots for 16 lanes.
+      endpoint_concurrency: DEFAULT_ENDPOINT_CONCURRENCY,
       fan_out: { events: EVENTS, subscriptions: SUBSCRIPTIONS, ms: Math.round(fanOutMs), deliveries_written_per_s: Math.round(deliveries / (fanOutMs / 1000)) },
       throughput: {
         queue_deliveries_per_s: Math.round(queueRate),

@@ -33,7 +33,7 @@ export { demoDataset, type MaterialisedDataset } from "../catalog/importers/demo
 export { readChangesAfter, lastChangeSeq, type LoggedEvent } from "../catalog/changes.ts";
 export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestReceiver } from "./webhook-receiver.ts";
 /** Webhook delivery internals, for end-to-end tests and benchmarks that drive the queue themselves. */
-export { DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
+export { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
 export { webhookEnv } from "../webhooks/env.ts";
 export { fanOutAll, type ChangeFeed } from "../webhooks/fanout.ts";
 

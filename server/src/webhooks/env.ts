@@ -3,7 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/db.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Logger } from "../log.ts";
-import { createSecretBox, type SecretBox } from "./secret-box.ts";
+import { createSecretBox, type SecretBox, type SecretBoxKeys } from "./secret-box.ts";
 import { createUrlPolicy, systemResolver, type UrlPolicy } from "./url-policy.ts";
 
 /** What the webhook services and workers share, derived once per server from its AppDeps. */
@@ -19,6 +19,19 @@ export interface WebhookEnv {
 
 const envs = new WeakMap<AppDeps, WebhookEnv>();
 
+/**
+ * The keys sealing signing secrets (docs/webhooks.md "Secrets at rest"). Without WEBHOOK_SECRETS_KEY
+ * the key derives from SESSION_SECRET, as it always did, so existing databases and the development
+ * default (a generated SESSION_SECRET) keep working with no new variable. With it, the
+ * SESSION_SECRET-derived key stays the last key tried to open (never to seal), so secrets sealed before
+ * the variable was set still open until `ir21-server webhooks rekey` re-seals them.
+ */
+export function webhookSecretsKeys(deps: Pick<AppDeps, "config" | "secrets">): SecretBoxKeys {
+  const { current, previous } = deps.config.webhookSecretsKeys;
+  if (!current) return { current: deps.secrets.session, previous };
+  return { current, previous: [...previous, deps.secrets.session] };
+}
+
 export function webhookEnv(deps: AppDeps): WebhookEnv {
   let env = envs.get(deps);
   if (!env) {
@@ -27,7 +40,7 @@ export function webhookEnv(deps: AppDeps): WebhookEnv {
       clock: deps.clock,
       log: deps.log,
       policy: createUrlPolicy(deps.config.webhookAllowHosts, deps.hostResolver ?? systemResolver),
-      box: createSecretBox(deps.secrets.session),
+      box: createSecretBox(webhookSecretsKeys(deps)),
       queued: new EventEmitter(),
     };
     env.queued.setMaxListeners(100);

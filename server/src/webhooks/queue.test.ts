@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openDatabase } from "../db/db.ts";
 import { startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv, type WebhookEnv } from "./env.ts";
-import { claimDue, completeAttempt, DELIVERY_RETENTION_MS, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
+import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "./subscriptions.ts";
 import { ir21Headers } from "./test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
@@ -142,8 +142,8 @@ describe("delivery queue", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let first = true;
     class HeldFirstRound extends DeliveryWorker {
-      override async runOnce(): Promise<number> {
-        const claimed = await super.runOnce();
+      protected override async claim(limit: number) {
+        const claimed = await super.claim(limit);
         if (first) {
           first = false;
           await gate;
@@ -173,6 +173,99 @@ describe("delivery queue", () => {
       for (let i = 0; i < 200 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(receiver.requests).toHaveLength(1);
     } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe("per-endpoint fairness", () => {
+  const fairUser = "usr_fairness000000000000";
+  const until = async (check: () => boolean, what: string) => {
+    // Waits for a state, never measures speed: the deadline only turns a hang into a failure.
+    for (const deadline = Date.now() + 15_000; !check(); await new Promise((r) => setTimeout(r, 10))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    }
+  };
+  async function subscriptionWith(url: string, deliveries: number) {
+    const { item } = await createSubscription(env, fairUser, { url, events: ["ir21.catalog.updated"] });
+    const ids: string[] = [];
+    for (let i = 0; i < deliveries; i++) ids.push((await queueTestEvent(env, fairUser, item.id, { version: "v1" })).deliveryId);
+    return { id: item.id, ids };
+  }
+  afterEach(() => server.deps.db.deleteFrom("webhook_subscriptions").where("user_id", "=", fairUser).execute());
+
+  it("a claim skips a subscription at its cap, counting every worker's leases, and takes the next one's deliveries", async () => {
+    const a = await subscriptionWith(`${receiver.url}/a`, 5);
+    server.clock.advance(1); // b's deliveries are younger: without the cap, a's would fill the claim
+    const b = await subscriptionWith(`${receiver.url}/b`, 2);
+    const now = server.clock.now().getTime();
+    const claim = (owner: string, limit = 10) => claimDue(server.deps.db, { owner, now, leaseMs: 60_000, limit, maxInFlightPerSubscription: 2 });
+
+    const first = await claim("worker-a");
+    const ofA = first.filter((c) => a.ids.includes(c.deliveryId));
+    expect(ofA).toHaveLength(2);
+    expect(first.filter((c) => b.ids.includes(c.deliveryId))).toHaveLength(2);
+    // Another worker sees both subscriptions at their cap, though three of a's deliveries are due.
+    expect(await claim("worker-b")).toHaveLength(0);
+    // One of a's attempts ends: exactly one more of a's may start.
+    await cancelClaimed(server.deps.db, ofA[0]!, { now, reason: "test" });
+    const next = await claim("worker-b");
+    expect(next).toHaveLength(1);
+    expect(a.ids).toContain(next[0]!.deliveryId);
+    expect(await claim("worker-b")).toHaveLength(0);
+    // Without the option nothing is capped (the queue's own tests and tools).
+    expect(await claimDue(server.deps.db, { owner: "uncapped", now, leaseMs: 60_000, limit: 10 })).toHaveLength(2);
+  });
+
+  it("a claim counts leases taken one at a time by the same worker too", async () => {
+    const a = await subscriptionWith(`${receiver.url}/one-by-one`, 4);
+    const now = server.clock.now().getTime();
+    const claim = () => claimDue(server.deps.db, { owner: "w", now, leaseMs: 60_000, limit: 1, maxInFlightPerSubscription: 2 });
+    expect((await claim()).map((c) => a.ids.includes(c.deliveryId))).toEqual([true]);
+    expect(await claim()).toHaveLength(1);
+    expect(await claim()).toHaveLength(0);
+    // An expired lease no longer counts as in flight.
+    expect(await claimDue(server.deps.db, { owner: "w", now: now + 60_001, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 })).toHaveLength(2);
+  });
+
+  it("a receiver that hangs until the timeout holds only its cap of lanes: a healthy receiver's deliveries all go out meanwhile", async () => {
+    const hung = await startTestReceiver();
+    hung.fallback = { hang: true };
+    // The timeout is far beyond the test: every hanging attempt is still on the wire when we look.
+    const worker = new DeliveryWorker(env, { owner: "fair", concurrency: 4, endpointConcurrency: 2, limits: { totalTimeoutMs: 600_000 }, pollIntervalMs: 60_000 });
+    try {
+      const slow = await subscriptionWith(`${hung.url}/slow`, 6);
+      server.clock.advance(1); // the healthy receiver's deliveries queue behind the slow ones
+      const healthy = await subscriptionWith(`${receiver.url}/healthy`, 5);
+      worker.start();
+      await until(() => receiver.requests.length === 5, "the healthy receiver's five deliveries");
+      await until(() => hung.requests.length === 2, "two attempts at the hanging receiver");
+      // Every healthy delivery is recorded while the slow ones still hang: none of them has ended.
+      await until(() => worker.inFlight === 2, "only the two hanging attempts in flight");
+      const settled = await server.deps.db.selectFrom("webhook_deliveries").select(["status", "subscription_id", "attempts"]).where("subscription_id", "in", [slow.id, healthy.id]).execute();
+      expect(settled.filter((r) => r.subscription_id === healthy.id).map((r) => r.status)).toEqual(Array(5).fill("delivered"));
+      expect(settled.filter((r) => r.subscription_id === slow.id).every((r) => r.status === "pending" && Number(r.attempts) === 0)).toBe(true);
+      expect(hung.requests).toHaveLength(2); // the cap: the other four wait for a free slot of their own endpoint
+    } finally {
+      await hung.close(); // drops the hanging connections: the two attempts end as failures
+      await worker.stop();
+    }
+  });
+
+  it("control: without a per-endpoint cap, the hanging receiver takes every lane and the healthy one gets nothing", async () => {
+    const hung = await startTestReceiver();
+    hung.fallback = { hang: true };
+    const worker = new DeliveryWorker(env, { owner: "unfair", concurrency: 4, endpointConcurrency: 4, limits: { totalTimeoutMs: 600_000 }, pollIntervalMs: 60_000 });
+    try {
+      await subscriptionWith(`${hung.url}/slow`, 6);
+      server.clock.advance(1);
+      await subscriptionWith(`${receiver.url}/healthy`, 5);
+      worker.start();
+      await until(() => hung.requests.length === 4 && worker.inFlight === 4, "four attempts at the hanging receiver");
+      // Every lane is held until a timeout: nothing else can be claimed before then.
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      await hung.close();
       await worker.stop();
     }
   });

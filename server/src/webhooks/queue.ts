@@ -15,50 +15,100 @@ import type { DeliveryStatus } from "../contract/webhooks.ts";
 
 export interface Claim {
   deliveryId: string;
+  subscriptionId: string;
   /** The fencing token this claim holds. */
   token: number;
   leaseUntil: number;
 }
 
+/** How many due rows a claim looks at per delivery it wants, to find endpoints below their cap. */
+const CANDIDATES_PER_CLAIM = 4;
+
 /**
- * Claims up to `limit` due deliveries for `owner` until `now + leaseMs`. MySQL/MariaDB: SELECT ... FOR
- * UPDATE SKIP LOCKED then UPDATE in one transaction, so concurrent workers take disjoint rows without
- * waiting on each other. SQLite has one writer at a time: a single UPDATE ... WHERE id IN (subquery)
- * RETURNING is atomic, across processes too.
+ * Claims up to `limit` due deliveries for `owner` until `now + leaseMs`, oldest first, while keeping
+ * every subscription at or below `maxInFlightPerSubscription` deliveries in flight (leased and not
+ * expired) across all workers (docs/webhooks.md "Fairness"): a subscription at its cap is skipped, so a
+ * slow receiver cannot take every lane. Without the cap option, nothing is skipped.
+ *
+ * SQLite has one writer at a time: a single UPDATE ... WHERE id IN (subquery) RETURNING counts and
+ * claims atomically, so the cap is exact, across processes too. MySQL/MariaDB: in one transaction,
+ * count the in-flight rows, SELECT ... FOR UPDATE SKIP LOCKED the oldest due rows of subscriptions
+ * below the cap, keep at most (cap - in flight) per subscription, UPDATE those; concurrent workers take
+ * disjoint rows without waiting on each other. The count is a plain read, so two claims racing on the
+ * same subscription can each fill its remaining slots: the bound is the cap per claim running at that
+ * instant (at most workers × cap), which the next claims then respect again.
  */
-export async function claimDue(db: Db, input: { owner: string; now: number; leaseMs: number; limit: number }): Promise<Claim[]> {
+export async function claimDue(db: Db, input: { owner: string; now: number; leaseMs: number; limit: number; maxInFlightPerSubscription?: number }): Promise<Claim[]> {
+  if (input.limit <= 0) return [];
   const leaseUntil = input.now + input.leaseMs;
-  const due = (qb: any) =>
-    qb
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", input.now)
-      .where((eb: any) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", input.now)]));
+  const cap = input.maxInFlightPerSubscription ?? Number.MAX_SAFE_INTEGER;
+  const window = input.limit * CANDIDATES_PER_CLAIM;
 
   if (dialectOf(db) === "mysql") {
     return db.transaction().execute(async (trx) => {
-      const rows: Array<{ id: string; lease_token: number }> = await due(trx.selectFrom("webhook_deliveries").select(["id", "lease_token"]))
-        .orderBy("next_attempt_at")
-        .limit(input.limit)
-        .forUpdate()
-        .skipLocked()
+      const busyRows = await trx
+        .selectFrom("webhook_deliveries")
+        .select(["subscription_id", (eb) => eb.fn.countAll<number>().as("n")])
+        .where("lease_until", ">=", input.now)
+        .where("status", "=", "pending")
+        .groupBy("subscription_id")
         .execute();
+      const busy = new Map(busyRows.map((r) => [r.subscription_id, Number(r.n)]));
+      const saturated = [...busy].filter(([, n]) => n >= cap).map(([id]) => id);
+      let query = trx
+        .selectFrom("webhook_deliveries")
+        .select(["id", "subscription_id", "lease_token"])
+        .where("status", "=", "pending")
+        .where("next_attempt_at", "<=", input.now)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", input.now)]));
+      if (saturated.length) query = query.where("subscription_id", "not in", saturated);
+      const candidates = await query.orderBy("next_attempt_at").limit(window).forUpdate().skipLocked().execute();
+      const rows: typeof candidates = [];
+      for (const row of candidates) {
+        if (rows.length >= input.limit) break;
+        const n = busy.get(row.subscription_id) ?? 0;
+        if (n >= cap) continue;
+        busy.set(row.subscription_id, n + 1);
+        rows.push(row);
+      }
       if (rows.length === 0) return [];
       await trx
         .updateTable("webhook_deliveries")
         .set({ lease_owner: input.owner, lease_until: leaseUntil, lease_token: sql<number>`lease_token + 1` })
         .where("id", "in", rows.map((r) => r.id))
         .execute();
-      return rows.map((r) => ({ deliveryId: r.id, token: Number(r.lease_token) + 1, leaseUntil }));
+      return rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token) + 1, leaseUntil }));
     });
   }
 
-  const claimed = await db
-    .updateTable("webhook_deliveries")
-    .set({ lease_owner: input.owner, lease_until: leaseUntil, lease_token: sql<number>`lease_token + 1` })
-    .where("id", "in", (eb) => due(eb.selectFrom("webhook_deliveries").select("id")).orderBy("next_attempt_at").limit(input.limit))
-    .returning(["id", "lease_token"])
-    .execute();
-  return claimed.map((r) => ({ deliveryId: r.id, token: Number(r.lease_token), leaseUntil }));
+  // busy: in flight per subscription; candidates: the oldest due rows of subscriptions below the cap;
+  // a candidate is taken when its rank within its subscription still fits under the cap.
+  const claimed = await sql<{ id: string; subscription_id: string; lease_token: number }>`
+    UPDATE webhook_deliveries
+    SET lease_owner = ${input.owner}, lease_until = ${leaseUntil}, lease_token = lease_token + 1
+    WHERE id IN (
+      WITH busy AS (
+        SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
+        WHERE lease_until >= ${input.now} AND status = 'pending'
+        GROUP BY subscription_id
+      ),
+      candidates AS (
+        SELECT id, subscription_id, next_attempt_at FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= ${input.now}
+          AND (lease_until IS NULL OR lease_until < ${input.now})
+          AND subscription_id NOT IN (SELECT subscription_id FROM busy WHERE n >= ${cap})
+        ORDER BY next_attempt_at
+        LIMIT ${window}
+      ),
+      ranked AS (
+        SELECT c.id, c.next_attempt_at,
+          COALESCE(b.n, 0) + ROW_NUMBER() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at, c.id) AS slot
+        FROM candidates c LEFT JOIN busy b ON b.subscription_id = c.subscription_id
+      )
+      SELECT id FROM ranked WHERE slot <= ${cap} ORDER BY next_attempt_at LIMIT ${input.limit}
+    )
+    RETURNING id, subscription_id, lease_token`.execute(db);
+  return claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
 }
 
 export interface AttemptRecord {

@@ -144,3 +144,52 @@ describe("runtime", () => {
     }
   }, 40_000);
 });
+
+describe("graceful shutdown", () => {
+  it("stop() leaves none of the runtime's timers, and the process then ends by itself", async () => {
+    // A separate process, as `serve` and `worker` run it, that never calls process.exit: it ends only
+    // when no timer, socket or other handle is left. It prints what is still active after stopping.
+    const url = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      import { register } from "tsx/esm/api";
+      register();
+      const { loadConfig } = await import(${url("../config.ts")});
+      const { createDeps } = await import(${url("../deps.ts")});
+      const { startWebhookRuntime } = await import(${url("./runtime.ts")});
+      const deps = await createDeps(loadConfig());
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout" || r === "Immediate").length;
+      const before = timers(); // the database pool's and Redis client's own, if any
+      const runtime = startWebhookRuntime(deps);
+      // Long enough for the fan-out job (every 5 s) to run and the worker to poll a few times.
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      const running = timers();
+      await runtime.stop();
+      console.log("TIMERS " + JSON.stringify({ before, running, stopped: timers() }));
+      await deps.close();
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: { ...process.env, ...server.deps.config.env, NODE_ENV: "test", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    // A liveness bound, not a speed assertion: a leaked interval would keep the process forever.
+    const code = await new Promise<number | null>((resolve) => {
+      const deadline = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 25_000);
+      child.on("exit", (c) => {
+        clearTimeout(deadline);
+        resolve(c);
+      });
+    });
+    expect(code, output).toBe(0);
+    const timers = JSON.parse(/TIMERS (.*)/.exec(output)?.[1] ?? "null") as { before: number; running: number; stopped: number } | null;
+    expect(timers, output).not.toBeNull();
+    expect(timers!.running, output).toBeGreaterThan(timers!.before); // the runtime's timers are visible...
+    expect(timers!.stopped, output).toBeLessThanOrEqual(timers!.before); // ... and all gone after stop()
+  }, 40_000);
+});

@@ -31,8 +31,11 @@ export interface WebhookRuntimeOptions {
  */
 export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
   const env = webhookEnv(deps);
+  if (deps.config.production && !deps.config.webhookSecretsKeys.current) {
+    env.log.warn("WEBHOOK_SECRETS_KEY is unset: webhook signing secrets are sealed under SESSION_SECRET (docs/webhooks.md \"Secrets at rest\")");
+  }
   const owner = cronOwner();
-  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, ...options.workerOptions });
+  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, endpointConcurrency: deps.config.webhookEndpointConcurrency, ...options.workerOptions });
   worker?.start();
   let cron: CronHandle | null = null;
   if (options.cron !== false) {

@@ -23,3 +23,25 @@ describe("secret box", () => {
     expect(() => box.open("v0.abc", "whk_a")).toThrow();
   });
 });
+
+describe("secret box keys", () => {
+  const secret = generateSecret();
+  const sessionSecret = "server-secret-0123456789abcdef0123456789";
+  const k1 = "webhook-key-one-0123456789abcdef012345";
+  const k2 = "webhook-key-two-0123456789abcdef012345";
+
+  it("a key string derives the same AES key as SESSION_SECRET always did: set WEBHOOK_SECRETS_KEY to the old SESSION_SECRET and nothing changes", () => {
+    const sealed = createSecretBox(sessionSecret).seal(secret, "whk_a");
+    expect(createSecretBox({ current: sessionSecret }).openAny(sealed, "whk_a")).toEqual({ secret, current: true });
+  });
+
+  it("the current key seals; previous keys only open, and say they are not current", () => {
+    const old = createSecretBox(k1).seal(secret, "whk_a");
+    const box = createSecretBox({ current: k2, previous: [sessionSecret, k1] });
+    expect(box.openAny(old, "whk_a")).toEqual({ secret, current: false });
+    const fresh = box.seal(secret, "whk_a");
+    expect(createSecretBox(k2).open(fresh, "whk_a")).toBe(secret);
+    expect(() => createSecretBox(k1).open(fresh, "whk_a")).toThrow();
+    expect(() => createSecretBox({ current: sessionSecret }).open(old, "whk_a")).toThrow(/No webhook secrets key/);
+  });
+});

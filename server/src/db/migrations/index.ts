@@ -5,6 +5,7 @@ import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
+import * as webhookInFlight from "./0401_webhook_in_flight.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "0200_accounts": accounts,
   "0300_console": consoleTables,
   "0400_webhooks": webhooks,
+  "0401_webhook_in_flight": webhookInFlight,
 };
