@@ -81,7 +81,7 @@ describe("syncChanges", () => {
       since: "2026-01-01.000001",
       onEvent: (e) => void seen.push(e.id),
       // The snapshot fetched during the reset is already at version 4.
-      onReset: (e) => (resets.push(e.id), "2026-01-01.000004"),
+      onReset: (e) => (resets.push(e?.id ?? "since not served"), "2026-01-01.000004"),
     });
     expect(resets).toEqual(["reset"]);
     expect(seen).toEqual(["e1", "e5"]);
