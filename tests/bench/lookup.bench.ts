@@ -16,13 +16,24 @@
  * analysis of where the time goes). Two reference points follow the measured variants: a minimal h3
  * app answering the same body (the ceiling for any h3 route here) and the server's /healthz (the
  * spine without a data route); each variant also reports the server's CPU time per request.
+ *
+ * A third reference point says what the target asks of any server on this machine: the lookup's own
+ * work (normalising the number, the prefix match, the input and output schemas, serialising the
+ * envelope, resolving the API key, the metering's admit and settle) is first measured in this process
+ * as CPU time per call of the real functions on the same numbers, warm, and then bare node:http
+ * answers the same body after spinning for that long. No framework, no waiting: a lower bound for any
+ * server doing the work.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
+import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
+import { lookupNumber } from "../../server/src/catalog/lookup.ts";
+import { LookupIndexes } from "../../server/src/catalog/lookup-index.ts";
+import { LookupQuery, lookupRoute } from "../../server/src/catalog/routes/lookup.ts";
+import type { JsonOutput } from "../../server/src/catalog/routes/route.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -108,6 +119,69 @@ async function measure(url: string, headers: Record<string, string>, paths: stri
   };
 }
 
+/**
+ * CPU µs (user + system) per call of `work`, over five rounds of `calls` calls after one to warm up,
+ * `inFlight` calls at a time. CPU rather than wall time: the metering's Redis round trip is waiting,
+ * which a server overlaps with other requests (hence its calls run as many at a time as the load
+ * test's connections), not work.
+ */
+async function cpuMicrosPerCall(calls: number, work: (i: number) => unknown, inFlight = 1): Promise<number> {
+  const rounds = async (count: number) => {
+    for (let i = 0; i < count; i += inFlight) {
+      if (inFlight === 1) await work(i);
+      else await Promise.all(Array.from({ length: inFlight }, (_, j) => work(i + j)));
+    }
+  };
+  await rounds(calls);
+  const before = process.cpuUsage();
+  await rounds(5 * calls);
+  const spent = process.cpuUsage(before);
+  return Math.round(((spent.user + spent.system) / (5 * calls)) * 10) / 10;
+}
+
+/**
+ * The lookup's own work for an API-key caller, per request, timed with the server's functions on the
+ * benchmark's numbers: what any server answering these lookups must spend on top of receiving the
+ * request and writing the answer.
+ */
+async function lookupOwnWork(setup: TestServer, apiKey: string, numbers: string[]) {
+  const { deps } = setup;
+  const version = await deps.datasetMeta.pinned();
+  const index = await new LookupIndexes(deps.db).at(version.seq);
+  const answers = numbers.map((number) => lookupNumber(index, number));
+  const access = await deps.access.resolve({ apiKey, sessionToken: null });
+  const request = { access, ip: "127.0.0.1", endpoint: "GET /v1/lookup" };
+  const n = numbers.length;
+  const parts = {
+    query_schema: await cpuMicrosPerCall(4000, (i) => LookupQuery.parse({ number: numbers[i % n] })),
+    normalise_and_match: await cpuMicrosPerCall(4000, (i) => lookupNumber(index, numbers[i % n]!)),
+    output_schema: await cpuMicrosPerCall(4000, (i) => (lookupRoute.output as JsonOutput).full.parse(answers[i % n])),
+    serialise: await cpuMicrosPerCall(4000, (i) => JSON.stringify({ code: 0, data: answers[i % n], meta: { request_id: "req_x", ...version.meta } })),
+    api_key: await cpuMicrosPerCall(4000, () => deps.access.resolve({ apiKey, sessionToken: null })),
+    metering: await cpuMicrosPerCall(
+      4000,
+      async () => {
+        await deps.metering.admit(request);
+        await deps.metering.settle({ ...request, status: 200 });
+      },
+      CONNECTIONS,
+    ),
+  };
+  return { ...parts, total: Math.round(Object.values(parts).reduce((a, b) => a + b, 0) * 10) / 10 };
+}
+
+function bareServer(port: number, body: string, spinMicros = 0): ChildProcess {
+  const spin = spinMicros > 0 ? `const until = performance.now() + ${spinMicros / 1000}; while (performance.now() < until);` : "";
+  return spawn(
+    process.execPath,
+    [
+      "-e",
+      `const body = ${JSON.stringify(body)}; require("node:http").createServer((req, res) => { ${spin} res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }); res.end(body); }).listen(${port}, "127.0.0.1");`,
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+}
+
 export async function run() {
   const limits = {
     PLAN_FREE_MONTHLY_QUOTA: "1000000000",
@@ -148,15 +222,10 @@ export async function run() {
   const body = JSON.stringify(sample.body);
 
   const basePort = await freePort();
-  const bare = spawn(
-    process.execPath,
-    [
-      "-e",
-      `const body = ${JSON.stringify(body)}; require("node:http").createServer((req, res) => { res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }); res.end(body); }).listen(${basePort}, "127.0.0.1");`,
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
+  const bare = bareServer(basePort, body);
   const bareUrl = `http://127.0.0.1:${basePort}`;
+  // Reference point: bare node:http that first spins for as long as the lookup's own work takes.
+  let bareWithWork: ChildProcess | undefined;
 
   // Reference point, not the baseline: the least an h3 app costs here — one route answering the same
   // object through toNodeHandler, loaded by tsx like the server (run from the server package, which
@@ -179,6 +248,12 @@ export async function run() {
     await waitFor(`${lookupUrl}/healthz`, ir21);
     await waitFor(bareUrl, bare);
     await waitFor(minimalH3Url, minimalH3);
+    // Timed once the servers are up, so their start does not take CPU from the timing.
+    const ownWork = await lookupOwnWork(setup, key.headers["x-api-key"]!, paths.map((path) => decodeURIComponent(path.split("number=")[1]!)));
+    const spinPort = await freePort();
+    bareWithWork = bareServer(spinPort, body, ownWork.total);
+    const bareWithWorkUrl = `http://127.0.0.1:${spinPort}`;
+    await waitFor(bareWithWorkUrl, bareWithWork);
     // Warm up (JIT, the lookup index build, connection pools).
     await measure(bareUrl, {}, ["/"], 2);
     await measure(minimalH3Url, {}, ["/"], 2);
@@ -190,6 +265,7 @@ export async function run() {
     const anonymous = await measure(lookupUrl, {}, paths, SECONDS, ir21);
     const h3Floor = await measure(minimalH3Url, {}, ["/"], SECONDS, minimalH3);
     const healthz = await measure(lookupUrl, {}, ["/healthz"], SECONDS, ir21);
+    const withWork = await measure(bareWithWorkUrl, {}, ["/"], SECONDS, bareWithWork);
     const ratio = (m: Measured) => Math.round((m.requests_per_second / baseline.requests_per_second) * 100) / 100;
     return {
       database: setup.target,
@@ -211,10 +287,13 @@ export async function run() {
         ir21_healthz: healthz,
         ratio_rps_minimal_h3_app_to_baseline: ratio(h3Floor),
         ratio_rps_ir21_healthz_to_baseline: ratio(healthz),
+        lookup_own_work_us: ownWork,
+        bare_node_http_after_own_work: withWork,
+        ratio_rps_bare_node_http_after_own_work_to_baseline: ratio(withWork),
       },
     };
   } finally {
-    await Promise.all([stop(ir21), stop(bare), stop(minimalH3)]);
+    await Promise.all([stop(ir21), stop(bare), stop(minimalH3), ...(bareWithWork ? [stop(bareWithWork)] : [])]);
     await setup.close();
   }
 }

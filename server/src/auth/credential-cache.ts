@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Invalidation, InvalidationBus } from "../storage/invalidations.ts";
 
 /** Invalidation topics of resolved credentials (ids as in the database). */
@@ -36,8 +36,11 @@ export interface CredentialRevocations {
   otherSessionsEnded(userId: string, keptSessionId: string): Promise<void>;
 }
 
-/** The cache key of a presented secret (API key or session token): its SHA-256, never the secret. */
-export const credentialHash = (secret: string) => createHash("sha256").update(secret, "utf8").digest("hex");
+/**
+ * The cache key of a presented secret (API key or session token): its SHA-256, never the secret.
+ * One-shot `hash` (a third of `createHash().update().digest()`'s cost): it runs on every request.
+ */
+export const credentialHash = (secret: string) => hash("sha256", secret, "hex");
 
 export interface CredentialCacheOptions {
   /** How long an entry may serve without the database; 0 turns caching off. */

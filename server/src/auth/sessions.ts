@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
@@ -20,7 +20,7 @@ export interface ActiveSession {
   expiresAt: number;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
+const sha256 = (text: string) => hash("sha256", text, "buffer");
 
 /** Cookie token: `<session id>.<secret>`; the id is public (listings), the secret 256 random bits. */
 function parseToken(token: string): { id: string; secret: string } | null {
