@@ -1,8 +1,9 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { toNodeHandler } from "h3";
+import { toNodeHandler } from "srvx/node";
 import type { AppDeps } from "./deps.ts";
 import { createApp } from "./http/app.ts";
+import { answerAtEndOfTurn } from "./http/end-of-turn.ts";
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:8787 */
@@ -25,7 +26,9 @@ export interface RunningServer {
  */
 export async function startServer(deps: AppDeps, listen: { port: number; host: string }, hooks: { beforeClose?: () => Promise<void> } = {}): Promise<RunningServer> {
   const app = createApp(deps);
-  const server = createServer(toNodeHandler(app));
+  // h3's own node adapter (srvx), given the app's fetch with its answers batched per event-loop turn;
+  // srvx types its handler for HTTP/1 and HTTP/2 at once, h3's wrapper narrows it to HTTP/1 likewise.
+  const server = createServer(toNodeHandler(answerAtEndOfTurn(app.fetch)) as RequestListener);
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
