@@ -18,9 +18,9 @@
  *
  * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_CPU_PROF=<dir> writes a V8
  * CPU profile of the ir21 server process there, for `--cpu-prof` analysis of where the time goes).
- * Two reference points follow the measured variants: a minimal h3
- * app answering the same body (the ceiling for any h3 route here) and the server's /healthz (the
- * spine without a data route); each variant also reports the server's CPU time per request.
+ * Two reference points follow the measured variants: a minimal h3 app answering the same body (what
+ * h3 costs when each answer is written as soon as it is made) and the server's /healthz (the spine
+ * without a data route); each variant also reports the server's CPU time per request.
  *
  * A third reference point says what the target asks of any server on this machine: the lookup's own
  * work (normalising the number, the prefix match, the input and output schemas, serialising the
@@ -269,7 +269,7 @@ export async function run() {
 
   // Reference point, not the baseline: the least an h3 app costs here — one route answering the same
   // object through toNodeHandler, loaded by tsx like the server (run from the server package, which
-  // has h3). Its ratio to the baseline is the ceiling for any route served by h3 on this machine.
+  // has h3), each answer written as soon as it is made.
   const h3Port = await freePort();
   const minimalH3 = spawn(
     process.execPath,
