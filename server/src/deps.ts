@@ -17,7 +17,7 @@ import { InvalidationBus } from "./storage/invalidations.ts";
 import { CredentialCache } from "./auth/credential-cache.ts";
 import { createSessionLookup } from "./auth/sessions.ts";
 import { UsageLedger } from "./console/usage-ledger.ts";
-import type { HostResolver } from "./webhooks/url-policy.ts";
+import type { HostResolver } from "./webhooks/subscriptions/url-policy.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
-import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/signing.ts";
+import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
 
 /**
  * Pack and consume: build the SDK, `pnpm pack` it, install the tarball into a project OUTSIDE the

@@ -13,10 +13,10 @@ import {
   verifyWebhook,
   type EventPayload as SdkEventPayload,
 } from "@ir21/sdk/webhooks";
-import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/signing.ts";
+import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
 
 /**
- * Round trip: deliveries signed by the server's own signer (server/src/webhooks/signing.ts) and POSTed
+ * Round trip: deliveries signed by the server's own signer (server/src/webhooks/delivery/signing.ts) and POSTed
  * over real HTTP to receivers written as the SDK README shows, on node:http, h3 v2 and Express.
  */
 

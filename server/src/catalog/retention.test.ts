@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../contract/events.ts";
 import { createApiKey, DeliveryWorker, demoDataset, fanOutAll, importDataset, signIn, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "../testing/index.ts";
-import { catalogChangeFeed } from "../webhooks/catalog-feed.ts";
-import { createSubscription } from "../webhooks/subscriptions.ts";
+import { catalogChangeFeed } from "../webhooks/fanout/catalog-feed.ts";
+import { createSubscription } from "../webhooks/subscriptions/subscriptions.ts";
 import { pruneExpiredChanges } from "./schedule.ts";
 import { catalogSettings } from "./settings.ts";
 

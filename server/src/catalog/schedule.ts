@@ -1,7 +1,7 @@
 import type { AppDeps } from "../deps.ts";
 import type { PeriodicJob } from "../jobs/cron.ts";
-import { catalogChangeFeed } from "../webhooks/catalog-feed.ts";
-import { feedPosition } from "../webhooks/fanout.ts";
+import { catalogChangeFeed } from "../webhooks/fanout/catalog-feed.ts";
+import { feedPosition } from "../webhooks/fanout/fanout.ts";
 import { importDataset } from "./import.ts";
 import { pruneChangeLog } from "./retention.ts";
 import type { CatalogSettings } from "./settings.ts";

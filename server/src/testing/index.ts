@@ -8,7 +8,7 @@ import { startServer } from "../serve.ts";
 import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestDatabase, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
 import { loadInitialDataset, type InitialDataset } from "../catalog/initial-dataset.ts";
-import type { HostResolver } from "../webhooks/url-policy.ts";
+import type { HostResolver } from "../webhooks/subscriptions/url-policy.ts";
 
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
@@ -33,9 +33,9 @@ export { demoDataset, type MaterialisedDataset } from "../catalog/importers/demo
 export { readChangesAfter, lastChangeSeq, type LoggedEvent } from "../catalog/changes.ts";
 export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestReceiver } from "./webhook-receiver.ts";
 /** Webhook delivery internals, for end-to-end tests and benchmarks that drive the queue themselves. */
-export { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/worker.ts";
+export { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/delivery/worker.ts";
 export { webhookEnv } from "../webhooks/env.ts";
-export { fanOutAll, type ChangeFeed } from "../webhooks/fanout.ts";
+export { fanOutAll, type ChangeFeed } from "../webhooks/fanout/fanout.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
@@ -63,7 +63,7 @@ export interface TestServerOptions {
    * first import.
    */
   dataset?: InitialDataset;
-  /** DNS for webhook targets (see webhooks/url-policy.ts); the system resolver when unset. */
+  /** DNS for webhook targets (see webhooks/subscriptions/url-policy.ts); the system resolver when unset. */
   hostResolver?: HostResolver;
   /**
    * Start another instance of `instanceOf`'s deployment instead of a new one: the same database,

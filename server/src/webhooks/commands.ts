@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { withServerDeps } from "../command-support.ts";
 import type { AppDeps } from "../deps.ts";
 import { webhookEnv } from "./env.ts";
-import { rekeyWebhookSecrets, type RekeyReport } from "./rekey.ts";
+import { rekeyWebhookSecrets, type RekeyReport } from "./subscriptions/rekey.ts";
 
 /** `ir21-server webhooks rekey`, as a function the tests call directly. */
 export async function rekeyCommand(deps: AppDeps): Promise<RekeyReport> {

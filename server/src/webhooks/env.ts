@@ -3,8 +3,8 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/db.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Logger } from "../log.ts";
-import { createSecretBox, type SecretBox, type SecretBoxKeys } from "./secret-box.ts";
-import { createUrlPolicy, systemResolver, type UrlPolicy } from "./url-policy.ts";
+import { createSecretBox, type SecretBox, type SecretBoxKeys } from "./subscriptions/secret-box.ts";
+import { createUrlPolicy, systemResolver, type UrlPolicy } from "./subscriptions/url-policy.ts";
 
 /** What the webhook services and workers share, derived once per server from its AppDeps. */
 export interface WebhookEnv {

@@ -1,15 +1,15 @@
 import { router } from "../trpc/init.ts";
-import { createSubscriptionProcedure } from "./create-subscription.ts";
-import { deleteSubscriptionProcedure } from "./delete-subscription.ts";
-import { getDeliveryProcedure } from "./get-delivery.ts";
-import { listDeliveriesProcedure } from "./list-deliveries.ts";
-import { listSubscriptionsProcedure } from "./list-subscriptions.ts";
-import { retryDeliveriesProcedure } from "./retry-deliveries.ts";
-import { retryDeliveryProcedure } from "./retry-delivery.ts";
-import { revokePreviousSecretProcedure } from "./revoke-previous-secret.ts";
-import { rotateSecretProcedure } from "./rotate-secret.ts";
-import { sendTestEventProcedure } from "./send-test-event.ts";
-import { updateSubscriptionProcedure } from "./update-subscription.ts";
+import { createSubscriptionProcedure } from "./subscriptions/create-subscription.ts";
+import { deleteSubscriptionProcedure } from "./subscriptions/delete-subscription.ts";
+import { getDeliveryProcedure } from "./delivery-log/get-delivery.ts";
+import { listDeliveriesProcedure } from "./delivery-log/list-deliveries.ts";
+import { listSubscriptionsProcedure } from "./subscriptions/list-subscriptions.ts";
+import { retryDeliveriesProcedure } from "./delivery-log/retry-deliveries.ts";
+import { retryDeliveryProcedure } from "./delivery-log/retry-delivery.ts";
+import { revokePreviousSecretProcedure } from "./subscriptions/revoke-previous-secret.ts";
+import { rotateSecretProcedure } from "./subscriptions/rotate-secret.ts";
+import { sendTestEventProcedure } from "./delivery-log/send-test-event.ts";
+import { updateSubscriptionProcedure } from "./subscriptions/update-subscription.ts";
 
 export const webhooksRouter = router({
   list: listSubscriptionsProcedure,

@@ -6,8 +6,8 @@ import { startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
 import { ir21Headers } from "./test-helpers.ts";
-import { DeliveryWorker } from "./worker.ts";
-import { createSubscription, queueTestEvent } from "./subscriptions.ts";
+import { DeliveryWorker } from "./delivery/worker.ts";
+import { createSubscription, queueTestEvent } from "./subscriptions/subscriptions.ts";
 import { startTestReceiver } from "../testing/webhook-receiver.ts";
 
 let server: TestServer;

@@ -1,11 +1,11 @@
 import type { AppDeps } from "../deps.ts";
 import { cronOwner, startCron, type CronHandle } from "../jobs/cron.ts";
-import { catalogChangeFeed } from "./catalog-feed.ts";
+import { catalogChangeFeed } from "./fanout/catalog-feed.ts";
 import { webhookEnv } from "./env.ts";
-import { fanOutAll, type ChangeFeed } from "./fanout.ts";
-import { purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
-import { purgeExpiredPreviousSecrets } from "./subscriptions.ts";
-import { DeliveryWorker, type DeliveryWorkerOptions } from "./worker.ts";
+import { fanOutAll, type ChangeFeed } from "./fanout/fanout.ts";
+import { purgeFinishedDeliveries, releaseExpiredLeases } from "./delivery/queue.ts";
+import { purgeExpiredPreviousSecrets } from "./subscriptions/subscriptions.ts";
+import { DeliveryWorker, type DeliveryWorkerOptions } from "./delivery/worker.ts";
 
 export interface WebhookRuntime {
   worker: DeliveryWorker | null;

@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { REST_BINDINGS } from "../http/rest-bindings.ts";
 import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
-import { RETRY_DELAYS_MS } from "./schedule.ts";
+import { RETRY_DELAYS_MS } from "./delivery/schedule.ts";
 import { ir21Headers, signatureMatches } from "./test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
-import type { HostResolver } from "./url-policy.ts";
-import { DeliveryWorker } from "./worker.ts";
+import type { HostResolver } from "./subscriptions/url-policy.ts";
+import { DeliveryWorker } from "./delivery/worker.ts";
 
 /** What DNS says right now; tests change it to simulate rebinding. */
 let dnsAnswer = "93.184.215.14";

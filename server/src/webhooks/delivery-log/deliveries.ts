@@ -1,0 +1,136 @@
+import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import type { EventPayload, EventType } from "../../contract/events.ts";
+import type { DeliveryStatus, WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
+import { AppError } from "../../errors.ts";
+import type { WebhookEnv } from "../env.ts";
+import { ownSubscription } from "../subscriptions/subscriptions.ts";
+import type { WebhookDeliveryTable } from "../tables.ts";
+
+export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type as EventType,
+    status: row.status,
+    attempts: Number(row.attempts),
+    response_status: row.response_status === null ? null : Number(row.response_status),
+    last_error: row.last_error,
+    created_at: toIso(Number(row.created_at)),
+    next_attempt_at: toIsoOrNull(row.next_attempt_at === null ? null : Number(row.next_attempt_at)),
+  };
+}
+
+/** Opaque cursor: base64url of the last row's sort key (created_at, id). */
+function encodeCursor(row: { created_at: number; id: string }): string {
+  return Buffer.from(JSON.stringify([Number(row.created_at), row.id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
+    if (typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof id === "string" && id.length <= 64) return { createdAt, id };
+  } catch {
+    // fall through
+  }
+  throw new AppError("INVALID_REQUEST", "cursor: not a cursor returned by a previous page");
+}
+
+export interface DeliveryListInput {
+  cursor?: string;
+  limit: number;
+  status?: DeliveryStatus;
+  event_id?: string;
+}
+
+/** Newest first; `total` counts every delivery matching the filters (not just this page). */
+export async function listDeliveries(env: WebhookEnv, userId: string, subscriptionId: string, input: DeliveryListInput) {
+  await ownSubscription(env.db, userId, subscriptionId);
+  let filtered = env.db.selectFrom("webhook_deliveries").where("subscription_id", "=", subscriptionId).where("user_id", "=", userId);
+  if (input.status) filtered = filtered.where("status", "=", input.status);
+  if (input.event_id) filtered = filtered.where("event_id", "=", input.event_id);
+  const { n } = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  let page = filtered.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(input.limit + 1);
+  if (input.cursor) {
+    const after = decodeCursor(input.cursor);
+    page = page.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
+  }
+  const rows = await page.execute();
+  const items = rows.slice(0, input.limit);
+  const more = rows.length > input.limit;
+  return { items: items.map(toDelivery), total: Number(n), next_cursor: more ? encodeCursor(items[items.length - 1]!) : null };
+}
+
+async function ownDelivery(env: WebhookEnv, userId: string, subscriptionId: string, deliveryId: string): Promise<WebhookDeliveryTable> {
+  const row = await env.db
+    .selectFrom("webhook_deliveries")
+    .selectAll()
+    .where("id", "=", deliveryId)
+    .where("subscription_id", "=", subscriptionId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (!row) throw new AppError("NOT_FOUND", "No delivery with this id in this subscription");
+  return row;
+}
+
+export async function getDelivery(env: WebhookEnv, userId: string, subscriptionId: string, deliveryId: string): Promise<{ item: WebhookDelivery; attempts: WebhookAttempt[]; event: EventPayload }> {
+  await ownSubscription(env.db, userId, subscriptionId);
+  const row = await ownDelivery(env, userId, subscriptionId, deliveryId);
+  const [attempts, event] = await Promise.all([
+    env.db.selectFrom("webhook_attempts").selectAll().where("delivery_id", "=", deliveryId).orderBy("attempt_no").execute(),
+    env.db.selectFrom("webhook_events").select("payload").where("id", "=", row.event_id).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    item: toDelivery(row),
+    attempts: attempts.map((a) => ({ id: a.id, attempted_at: toIso(Number(a.attempted_at)), response_status: a.response_status === null ? null : Number(a.response_status), error: a.error })),
+    event: JSON.parse(event.payload) as EventPayload,
+  };
+}
+
+/**
+ * Queues deliveries again with their original event (same event id, same body). A finished delivery
+ * (delivered, failed, cancelled) gets one more attempt, due now; a pending one is made due now unless
+ * an attempt is in flight. Refused (409) while the subscription is disabled: it would only be cancelled.
+ */
+export async function retryDeliveries(env: WebhookEnv, userId: string, subscriptionId: string, deliveryIds: string[]): Promise<string[]> {
+  const subscription = await ownSubscription(env.db, userId, subscriptionId);
+  const ids = [...new Set(deliveryIds)];
+  const rows = await env.db
+    .selectFrom("webhook_deliveries")
+    .select(["id"])
+    .where("id", "in", ids)
+    .where("subscription_id", "=", subscriptionId)
+    .where("user_id", "=", userId)
+    .execute();
+  if (rows.length !== ids.length) {
+    const known = new Set(rows.map((r) => r.id));
+    throw new AppError("NOT_FOUND", `No delivery with id ${ids.find((id) => !known.has(id))} in this subscription; nothing was queued`);
+  }
+  if (Number(subscription.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before retrying deliveries");
+  const now = env.clock.now().getTime();
+  await env.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("webhook_deliveries")
+      .set((eb) => ({
+        status: "pending",
+        max_attempts: eb("attempts", "+", 1),
+        manual_retry: 1,
+        next_attempt_at: now,
+        lease_owner: null,
+        lease_until: null,
+        updated_at: now,
+      }))
+      .where("id", "in", ids)
+      .where("status", "in", ["delivered", "failed", "cancelled"])
+      .execute();
+    await trx
+      .updateTable("webhook_deliveries")
+      .set({ next_attempt_at: now, updated_at: now })
+      .where("id", "in", ids)
+      .where("status", "=", "pending")
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+      .where("next_attempt_at", ">", now)
+      .execute();
+  });
+  env.queued.emit("queued");
+  return ids;
+}

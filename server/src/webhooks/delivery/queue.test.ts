@@ -1,0 +1,272 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../../db/db.ts";
+import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { webhookEnv, type WebhookEnv } from "../env.ts";
+import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
+import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
+import { ir21Headers } from "../test-helpers.ts";
+import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
+import { DeliveryWorker } from "./worker.ts";
+
+let server: TestServer;
+let env: WebhookEnv;
+let receiver: TestReceiver;
+const userId = "usr_queue0000000000000000";
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+  env = webhookEnv(server.deps);
+});
+afterAll(() => server.close());
+beforeEach(async () => {
+  receiver = await startTestReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+  await server.deps.db.updateTable("webhook_deliveries").set({ status: "cancelled", next_attempt_at: null }).where("status", "=", "pending").execute();
+});
+
+async function queueMany(n: number): Promise<string[]> {
+  const { item } = await createSubscription(env, userId, { url: `${receiver.url}/hook`, events: ["ir21.catalog.updated"] });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await queueTestEvent(env, userId, item.id, { version: "v1" })).deliveryId);
+  return ids;
+}
+
+describe("delivery queue", () => {
+  it("two workers on separate connections never deliver one job twice", async () => {
+    const ids = await queueMany(40);
+    // A second database handle: on MySQL/MariaDB a separate pool, so the workers really race on SKIP LOCKED.
+    const second = openDatabase(server.deps.config.databaseUrl);
+    try {
+      const otherEnv: WebhookEnv = { ...env, db: second.db };
+      const a = new DeliveryWorker(env, { owner: "worker-a", batchSize: 3, concurrency: 2 });
+      const b = new DeliveryWorker(otherEnv, { owner: "worker-b", batchSize: 3, concurrency: 2 });
+      const [da, db] = await Promise.all([a.drain(), b.drain()]);
+      expect(da + db).toBe(40);
+      const eventIds = receiver.requests.map((r) => ir21Headers(r.headers).eventId);
+      expect(eventIds).toHaveLength(40);
+      expect(new Set(eventIds).size).toBe(40);
+      const rows = await server.deps.db.selectFrom("webhook_deliveries").select(["status", "attempts"]).where("id", "in", ids).execute();
+      expect(rows.every((r) => r.status === "delivered" && Number(r.attempts) === 1)).toBe(true);
+      const attempts = await server.deps.db.selectFrom("webhook_attempts").select("id").where("delivery_id", "in", ids).execute();
+      expect(attempts).toHaveLength(40);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("claims are exclusive while the lease holds", async () => {
+    await queueMany(3);
+    const now = server.clock.now().getTime();
+    const first = await claimDue(server.deps.db, { owner: "a", now, leaseMs: 60_000, limit: 10 });
+    expect(first).toHaveLength(3);
+    expect(await claimDue(server.deps.db, { owner: "b", now: now + 59_999, leaseMs: 60_000, limit: 10 })).toHaveLength(0);
+    const again = await claimDue(server.deps.db, { owner: "b", now: now + 60_001, leaseMs: 60_000, limit: 10 });
+    expect(again.map((c) => c.deliveryId).sort()).toEqual(first.map((c) => c.deliveryId).sort());
+    expect(again.every((c, i) => c.token > 0 && c.token !== first.find((f) => f.deliveryId === c.deliveryId)!.token)).toBe(true);
+  });
+
+  it("crash recovery: a worker that claims and dies is replaced after its lease; its late result is fenced off", async () => {
+    const [deliveryId] = await queueMany(1);
+    const start = server.clock.now().getTime();
+    const [dead] = await claimDue(server.deps.db, { owner: "dead-worker", now: start, leaseMs: 60_000, limit: 10 });
+    expect(dead!.deliveryId).toBe(deliveryId);
+
+    const survivor = new DeliveryWorker(env, { owner: "survivor" });
+    expect(await survivor.drain()).toBe(0); // still leased
+    server.clock.advance(60_001);
+    expect(await releaseExpiredLeases(server.deps.db, server.clock.now().getTime())).toBe(1);
+    expect(await survivor.drain()).toBe(1);
+    expect(receiver.requests).toHaveLength(1);
+
+    const late = await completeAttempt(server.deps.db, dead!, {
+      now: server.clock.now().getTime(),
+      attemptNo: 1,
+      attempt: { kind: "scheduled", attemptedAt: start, durationMs: 1, responseStatus: 500, error: "http_status: HTTP 500", responseExcerpt: null },
+      outcome: { status: "pending", nextAttemptAt: start + 5_000 },
+    });
+    expect(late).toBe(false);
+    const row = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId!).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "delivered", response_status: 200, lease_owner: null });
+    expect(Number(row.attempts)).toBe(1);
+  });
+
+  it("a worker whose lease expired cannot write its result even if nobody else claimed the job", async () => {
+    const [deliveryId] = await queueMany(1);
+    const start = server.clock.now().getTime();
+    const [claim] = await claimDue(server.deps.db, { owner: "slow", now: start, leaseMs: 1_000, limit: 1 });
+    const written = await completeAttempt(server.deps.db, claim!, {
+      now: start + 1_001,
+      attemptNo: 1,
+      attempt: { kind: "scheduled", attemptedAt: start, durationMs: 1001, responseStatus: 200, error: null, responseExcerpt: null },
+      outcome: { status: "delivered", nextAttemptAt: null },
+    });
+    expect(written).toBe(false);
+    const row = await server.deps.db.selectFrom("webhook_deliveries").select(["status", "attempts"]).where("id", "=", deliveryId!).executeTakeFirstOrThrow();
+    expect(row.status).toBe("pending");
+  });
+
+  it("an attempt that cannot even be prepared (secret sealed under another key) is recorded and scheduled, never a poison pill", async () => {
+    const [deliveryId] = await queueMany(1);
+    const sub = await server.deps.db.selectFrom("webhook_deliveries").select("subscription_id").where("id", "=", deliveryId!).executeTakeFirstOrThrow();
+    await server.deps.db.updateTable("webhook_subscriptions").set({ secret_sealed: "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }).where("id", "=", sub.subscription_id).execute();
+    expect(await new DeliveryWorker(env, { random: () => 0 }).drain()).toBe(1);
+    const row = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId!).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: "pending", last_error: expect.stringMatching(/^internal: /) });
+    expect(Number(row.attempts)).toBe(1);
+    expect(Number(row.next_attempt_at)).toBe(server.clock.now().getTime() + 5_000);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it("retention: finished deliveries older than 30 days go with their attempts and events; pending ones stay", async () => {
+    const [done, waiting] = await queueMany(2);
+    await server.deps.db.updateTable("webhook_deliveries").set({ next_attempt_at: server.clock.now().getTime() + 3600_000 }).where("id", "=", waiting!).execute();
+    await new DeliveryWorker(env).drain();
+    const row = await server.deps.db.selectFrom("webhook_deliveries").select(["event_id", "updated_at"]).where("id", "=", done!).executeTakeFirstOrThrow();
+    const doneEvent = row.event_id;
+    const finishedAt = Number(row.updated_at);
+    await purgeFinishedDeliveries(server.deps.db, { now: finishedAt + DELIVERY_RETENTION_MS });
+    expect(await server.deps.db.selectFrom("webhook_deliveries").select("id").where("id", "=", done!).executeTakeFirst()).toBeDefined();
+    expect(await purgeFinishedDeliveries(server.deps.db, { now: finishedAt + DELIVERY_RETENTION_MS + 1 })).toBeGreaterThanOrEqual(1);
+    expect(await server.deps.db.selectFrom("webhook_deliveries").select("id").where("id", "=", done!).executeTakeFirst()).toBeUndefined();
+    expect(await server.deps.db.selectFrom("webhook_attempts").select("id").where("delivery_id", "=", done!).executeTakeFirst()).toBeUndefined();
+    expect(await server.deps.db.selectFrom("webhook_events").select("id").where("id", "=", doneEvent).executeTakeFirst()).toBeUndefined();
+    expect(await server.deps.db.selectFrom("webhook_deliveries").select("status").where("id", "=", waiting!).executeTakeFirstOrThrow()).toEqual({ status: "pending" });
+  });
+
+  it("an enqueue that lands while a round is running is not missed (no wait for the next poll)", async () => {
+    // Hold the worker's first round open (after its claim found nothing) until after the enqueue, so
+    // the enqueue signal arrives mid-round.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    class HeldFirstRound extends DeliveryWorker {
+      protected override async claim(limit: number) {
+        const claimed = await super.claim(limit);
+        if (first) {
+          first = false;
+          await gate;
+        }
+        return claimed;
+      }
+    }
+    const worker = new HeldFirstRound(env, { owner: "race", pollIntervalMs: 60_000 });
+    worker.start();
+    try {
+      await queueMany(1);
+      release();
+      for (let i = 0; i < 200 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(receiver.requests).toHaveLength(1);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+
+  it("the background loop delivers a queued event without being polled by the test", async () => {
+    const worker = new DeliveryWorker(env, { owner: "loop", pollIntervalMs: 60_000 });
+    worker.start();
+    try {
+      await queueMany(1);
+      // The enqueue signal wakes the loop long before its 60 s poll.
+      for (let i = 0; i < 200 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(receiver.requests).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe("per-endpoint fairness", () => {
+  const fairUser = "usr_fairness000000000000";
+  const until = async (check: () => boolean, what: string) => {
+    // Waits for a state, never measures speed: the deadline only turns a hang into a failure.
+    for (const deadline = Date.now() + 15_000; !check(); await new Promise((r) => setTimeout(r, 10))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    }
+  };
+  async function subscriptionWith(url: string, deliveries: number) {
+    const { item } = await createSubscription(env, fairUser, { url, events: ["ir21.catalog.updated"] });
+    const ids: string[] = [];
+    for (let i = 0; i < deliveries; i++) ids.push((await queueTestEvent(env, fairUser, item.id, { version: "v1" })).deliveryId);
+    return { id: item.id, ids };
+  }
+  afterEach(() => server.deps.db.deleteFrom("webhook_subscriptions").where("user_id", "=", fairUser).execute());
+
+  it("a claim skips a subscription at its cap, counting every worker's leases, and takes the next one's deliveries", async () => {
+    const a = await subscriptionWith(`${receiver.url}/a`, 5);
+    server.clock.advance(1); // b's deliveries are younger: without the cap, a's would fill the claim
+    const b = await subscriptionWith(`${receiver.url}/b`, 2);
+    const now = server.clock.now().getTime();
+    const claim = (owner: string, limit = 10) => claimDue(server.deps.db, { owner, now, leaseMs: 60_000, limit, maxInFlightPerSubscription: 2 });
+
+    const first = await claim("worker-a");
+    const ofA = first.filter((c) => a.ids.includes(c.deliveryId));
+    expect(ofA).toHaveLength(2);
+    expect(first.filter((c) => b.ids.includes(c.deliveryId))).toHaveLength(2);
+    // Another worker sees both subscriptions at their cap, though three of a's deliveries are due.
+    expect(await claim("worker-b")).toHaveLength(0);
+    // One of a's attempts ends: exactly one more of a's may start.
+    await cancelClaimed(server.deps.db, ofA[0]!, { now, reason: "test" });
+    const next = await claim("worker-b");
+    expect(next).toHaveLength(1);
+    expect(a.ids).toContain(next[0]!.deliveryId);
+    expect(await claim("worker-b")).toHaveLength(0);
+    // Without the option nothing is capped (the queue's own tests and tools).
+    expect(await claimDue(server.deps.db, { owner: "uncapped", now, leaseMs: 60_000, limit: 10 })).toHaveLength(2);
+  });
+
+  it("a claim counts leases taken one at a time by the same worker too", async () => {
+    const a = await subscriptionWith(`${receiver.url}/one-by-one`, 4);
+    const now = server.clock.now().getTime();
+    const claim = () => claimDue(server.deps.db, { owner: "w", now, leaseMs: 60_000, limit: 1, maxInFlightPerSubscription: 2 });
+    expect((await claim()).map((c) => a.ids.includes(c.deliveryId))).toEqual([true]);
+    expect(await claim()).toHaveLength(1);
+    expect(await claim()).toHaveLength(0);
+    // An expired lease no longer counts as in flight.
+    expect(await claimDue(server.deps.db, { owner: "w", now: now + 60_001, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 })).toHaveLength(2);
+  });
+
+  it("a receiver that hangs until the timeout holds only its cap of lanes: a healthy receiver's deliveries all go out meanwhile", async () => {
+    const hung = await startTestReceiver();
+    hung.fallback = { hang: true };
+    // The timeout is far beyond the test: every hanging attempt is still on the wire when we look.
+    const worker = new DeliveryWorker(env, { owner: "fair", concurrency: 4, endpointConcurrency: 2, limits: { totalTimeoutMs: 600_000 }, pollIntervalMs: 60_000 });
+    try {
+      const slow = await subscriptionWith(`${hung.url}/slow`, 6);
+      server.clock.advance(1); // the healthy receiver's deliveries queue behind the slow ones
+      const healthy = await subscriptionWith(`${receiver.url}/healthy`, 5);
+      worker.start();
+      await until(() => receiver.requests.length === 5, "the healthy receiver's five deliveries");
+      await until(() => hung.requests.length === 2, "two attempts at the hanging receiver");
+      // Every healthy delivery is recorded while the slow ones still hang: none of them has ended.
+      await until(() => worker.inFlight === 2, "only the two hanging attempts in flight");
+      const settled = await server.deps.db.selectFrom("webhook_deliveries").select(["status", "subscription_id", "attempts"]).where("subscription_id", "in", [slow.id, healthy.id]).execute();
+      expect(settled.filter((r) => r.subscription_id === healthy.id).map((r) => r.status)).toEqual(Array(5).fill("delivered"));
+      expect(settled.filter((r) => r.subscription_id === slow.id).every((r) => r.status === "pending" && Number(r.attempts) === 0)).toBe(true);
+      expect(hung.requests).toHaveLength(2); // the cap: the other four wait for a free slot of their own endpoint
+    } finally {
+      await hung.close(); // drops the hanging connections: the two attempts end as failures
+      await worker.stop();
+    }
+  });
+
+  it("control: without a per-endpoint cap, the hanging receiver takes every lane and the healthy one gets nothing", async () => {
+    const hung = await startTestReceiver();
+    hung.fallback = { hang: true };
+    const worker = new DeliveryWorker(env, { owner: "unfair", concurrency: 4, endpointConcurrency: 4, limits: { totalTimeoutMs: 600_000 }, pollIntervalMs: 60_000 });
+    try {
+      await subscriptionWith(`${hung.url}/slow`, 6);
+      server.clock.advance(1);
+      await subscriptionWith(`${receiver.url}/healthy`, 5);
+      worker.start();
+      await until(() => hung.requests.length === 4 && worker.inFlight === 4, "four attempts at the hanging receiver");
+      // Every lane is held until a timeout: nothing else can be claimed before then.
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      await hung.close();
+      await worker.stop();
+    }
+  });
+});

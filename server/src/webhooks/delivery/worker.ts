@@ -1,0 +1,291 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { claimDue, cancelClaimed, completeAttempt, type Claim } from "./queue.ts";
+import { nextRetryDelayMs } from "./schedule.ts";
+import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
+import { deliveryHeaders } from "./signing.ts";
+import type { WebhookEnv } from "../env.ts";
+
+/** Under a backlog, how long (real time) free lanes wait for others to free up before claiming together. */
+const GATHER_MS = 5;
+
+/** Deliveries in flight per subscription unless WEBHOOK_ENDPOINT_CONCURRENCY says otherwise. */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 2;
+
+export interface DeliveryWorkerOptions {
+  /** Names this worker in leases and logs; unique per worker. */
+  owner?: string;
+  /** How long a claim is exclusive; must exceed one attempt's total timeout (checked). Default 60 s. */
+  leaseMs?: number;
+  /** At most this many deliveries claimed per query (fewer when fewer lanes are free). */
+  batchSize?: number;
+  /** Deliveries sent at once by this worker (lanes). */
+  concurrency?: number;
+  /**
+   * Deliveries in flight per subscription, across all workers (docs/webhooks.md "Fairness"), so one
+   * slow receiver holds at most this many lanes. Default {@link DEFAULT_ENDPOINT_CONCURRENCY}.
+   */
+  endpointConcurrency?: number;
+  /** Real-time pause between polls when the queue is empty (an in-process enqueue wakes it early). */
+  pollIntervalMs?: number;
+  limits?: Partial<SendLimits>;
+  /** Jitter source, 0 <= x < 1 (tests pin it). */
+  random?: () => number;
+  /** Extra CA certificates to trust (tests with a local HTTPS receiver). */
+  ca?: string;
+}
+
+/**
+ * Claims due deliveries and sends them (docs/webhooks.md "Delivery"). Lanes are refilled one by one:
+ * whenever a delivery finishes, the worker claims again for the free lanes, so a slow attempt never
+ * holds back the deliveries claimed with it, and a subscription at its in-flight cap is skipped by the
+ * claim (queue.ts) while the others keep flowing. Every scheduling decision reads the injected clock, so
+ * tests advance a ManualClock and call {@link runOnce} or {@link drain}; the background loop
+ * ({@link start}) only decides when to look again, in real time.
+ */
+export class DeliveryWorker {
+  readonly owner: string;
+  readonly #env: WebhookEnv;
+  readonly #options: Required<Omit<DeliveryWorkerOptions, "ca" | "limits" | "owner">> & Pick<DeliveryWorkerOptions, "ca" | "limits">;
+  #loop: Promise<void> | null = null;
+  readonly #inFlight = new Set<Promise<void>>();
+  /** The last claim got every delivery it asked for: more are probably due. */
+  #claimedFull = false;
+  /** This worker's deliveries in flight per subscription. */
+  readonly #perSubscription = new Map<string, number>();
+  #stopping = false;
+  #wake: (() => void) | null = null;
+  /**
+   * Set by an enqueue signal or a delivery finishing: a claim that started before it may have missed
+   * rows (or a free lane), so the loop looks again instead of waiting for the next poll.
+   */
+  #signalled = false;
+  readonly #onQueued = () => {
+    this.#signalled = true;
+    this.#wake?.();
+  };
+
+  constructor(env: WebhookEnv, options: DeliveryWorkerOptions = {}) {
+    this.#env = env;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    const concurrency = options.concurrency ?? 8;
+    const endpointConcurrency = options.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
+    if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new Error(`concurrency must be a positive integer, not ${concurrency}`);
+    if (!(Number.isInteger(endpointConcurrency) && endpointConcurrency >= 1)) throw new Error(`endpointConcurrency must be a positive integer, not ${endpointConcurrency}`);
+    // A delivery is claimed only when a lane is free and starts at once, so the lease must outlast one
+    // attempt at its worst (the total timeout) plus the database writes around it; otherwise another
+    // worker would take it over while it is still on the wire.
+    const attemptMs = options.limits?.totalTimeoutMs ?? DEFAULT_SEND_LIMITS.totalTimeoutMs;
+    const leaseMs = options.leaseMs ?? Math.max(60_000, attemptMs + 15_000);
+    if (leaseMs <= attemptMs) throw new Error(`leaseMs (${leaseMs}) must exceed the attempt's total timeout (${attemptMs} ms)`);
+    this.#options = {
+      leaseMs,
+      batchSize: options.batchSize ?? 20,
+      concurrency,
+      endpointConcurrency,
+      pollIntervalMs: options.pollIntervalMs ?? 1_000,
+      random: options.random ?? Math.random,
+      ca: options.ca,
+      limits: options.limits,
+    };
+  }
+
+  /** Deliveries this worker has on the wire (or about to record). */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Claims up to `limit` due deliveries, respecting the per-subscription cap. Tests override it to hold a round. */
+  protected async claim(limit: number): Promise<Claim[]> {
+    return claimDue(this.#env.db, {
+      owner: this.owner,
+      now: this.#env.clock.now().getTime(),
+      leaseMs: this.#options.leaseMs,
+      limit,
+      maxInFlightPerSubscription: this.#options.endpointConcurrency,
+    });
+  }
+
+  /**
+   * Claims for the free lanes (at most batchSize) and starts those deliveries; returns them running.
+   * After a claim that got all it asked for (a backlog), it first lets lanes free up together for a
+   * moment (see {@link #gatherLanes}), so that one claim fills several lanes.
+   */
+  async #fill(): Promise<Promise<void>[]> {
+    if (this.#claimedFull) await this.#gatherLanes();
+    const free = this.#options.concurrency - this.#inFlight.size;
+    if (free <= 0) return [];
+    const wanted = Math.min(this.#options.batchSize, free);
+    const claims = await this.claim(wanted);
+    this.#claimedFull = claims.length === wanted;
+    return claims.map((claim) => {
+      const sub = claim.subscriptionId;
+      this.#perSubscription.set(sub, (this.#perSubscription.get(sub) ?? 0) + 1);
+      const running: Promise<void> = this.deliver(claim).finally(() => {
+        this.#inFlight.delete(running);
+        const n = this.#perSubscription.get(sub)!;
+        if (n > 1) this.#perSubscription.set(sub, n - 1);
+        else this.#perSubscription.delete(sub);
+        // Claim again only if more can be due now: lanes were the limit (a lane is free), or this
+        // subscription was at its cap (it has a slot again). Otherwise nothing new is due before an
+        // enqueue signal or the next poll, and an empty claim would only cost a write.
+        if (this.#claimedFull || n >= this.#options.endpointConcurrency) this.#onQueued();
+      });
+      this.#inFlight.add(running);
+      return running;
+    });
+  }
+
+  /**
+   * A claim is a write (on SQLite it queues behind every other write of the process), costing about
+   * as much as recording an attempt; claiming for each lane as it frees up costs much of the throughput under a
+   * backlog. So wait until a quarter of the lanes are free, but never more than {@link GATHER_MS} of
+   * real time: lanes held by a slow receiver delay the others' next claim by that much at most.
+   */
+  async #gatherLanes(): Promise<void> {
+    const wanted = Math.max(1, Math.floor(this.#options.concurrency / 4));
+    if (this.#options.concurrency - this.#inFlight.size >= wanted || this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, GATHER_MS)));
+    let expired = false;
+    void timeUp.then(() => (expired = true));
+    try {
+      while (!expired && !this.#stopping && this.#inFlight.size > 0 && this.#options.concurrency - this.#inFlight.size < wanted) {
+        await Promise.race([timeUp, ...this.#inFlight]);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #moreMayBeDue(): boolean {
+    return this.#claimedFull || [...this.#perSubscription.values()].some((n) => n >= this.#options.endpointConcurrency);
+  }
+
+  /** Claims once for the free lanes and waits for those deliveries; returns how many were claimed. */
+  async runOnce(): Promise<number> {
+    const started = await this.#fill();
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /**
+   * Delivers until nothing is due (at the clock's current time) and nothing is in flight, refilling
+   * lanes as they free up; returns how many deliveries were claimed.
+   */
+  async drain(maxClaims = 100_000): Promise<number> {
+    let total = 0;
+    while (total < maxClaims) {
+      const started = await this.#fill();
+      total += started.length;
+      if (this.#inFlight.size === 0) break;
+      // More may be due (lanes were full, or a subscription is at its cap): claim again as soon as one
+      // ends. Otherwise nothing more is due at this clock: let everything finish, then look once more.
+      if (this.#moreMayBeDue()) await Promise.race(this.#inFlight);
+      else await Promise.all(this.#inFlight);
+    }
+    await Promise.all(this.#inFlight);
+    return total;
+  }
+
+  /** Sends one claimed delivery and records the attempt under the claim's fence. */
+  async deliver(claim: Claim): Promise<void> {
+    const { db, clock, log, box, policy } = this.#env;
+    try {
+      const row = await db
+        .selectFrom("webhook_deliveries as d")
+        .innerJoin("webhook_events as e", "e.id", "d.event_id")
+        .leftJoin("webhook_subscriptions as s", "s.id", "d.subscription_id")
+        .select(["d.id", "d.subscription_id", "d.attempts", "d.max_attempts", "d.manual_retry", "d.event_id", "e.payload", "s.url", "s.enabled", "s.secret_sealed", "s.previous_secret_sealed", "s.previous_secret_expires_at"])
+        .where("d.id", "=", claim.deliveryId)
+        .executeTakeFirst();
+      if (!row) return;
+      const startedAt = clock.now().getTime();
+      if (!row.url || !row.enabled || !row.secret_sealed) {
+        await cancelClaimed(db, claim, { now: startedAt, reason: "cancelled: the subscription is disabled or deleted" });
+        return;
+      }
+      // Sign afresh with the secrets valid now: the previous one only strictly before its expiry.
+      const previousValid = row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && startedAt < Number(row.previous_secret_expires_at);
+      let result: SendResult;
+      try {
+        const headers = deliveryHeaders({
+          eventId: row.event_id,
+          timestampSeconds: Math.floor(startedAt / 1000),
+          rawBody: row.payload,
+          secret: box.open(row.secret_sealed, row.subscription_id),
+          previousSecret: previousValid ? box.open(row.previous_secret_sealed!, row.subscription_id) : null,
+        });
+        result = await sendWebhook({ url: row.url, headers, body: row.payload }, { policy, limits: this.#options.limits, ca: this.#options.ca });
+      } catch (error) {
+        // Never a poison pill: whatever failed (e.g. a secret sealed under a key no longer configured)
+        // is recorded as a failed attempt and follows the schedule like any other failure.
+        log.error({ err: error, delivery_id: claim.deliveryId }, "webhook attempt could not be made");
+        result = { status: null, errorCode: "internal", error: "internal: the attempt could not be prepared; see the server log", responseExcerpt: null, retryAfter: null, durationMs: 0 };
+      }
+      const now = clock.now().getTime();
+      const attemptsMade = Number(row.attempts) + 1;
+      const ok = result.status !== null && result.status >= 200 && result.status < 300;
+      const delay = ok ? null : nextRetryDelayMs({ attemptsMade, maxAttempts: Number(row.max_attempts), status: result.status, retryAfter: result.retryAfter, nowMs: now, random: this.#options.random });
+      const written = await completeAttempt(db, claim, {
+        now,
+        attemptNo: attemptsMade,
+        attempt: {
+          kind: Number(row.manual_retry) === 1 ? "manual" : "scheduled",
+          attemptedAt: startedAt,
+          durationMs: result.durationMs,
+          responseStatus: result.status,
+          error: result.error,
+          responseExcerpt: result.responseExcerpt,
+        },
+        outcome: ok ? { status: "delivered", nextAttemptAt: null } : delay === null ? { status: "failed", nextAttemptAt: null } : { status: "pending", nextAttemptAt: now + delay },
+      });
+      if (!written) log.warn({ delivery_id: claim.deliveryId, owner: this.owner }, "webhook delivery result dropped: the lease expired or the delivery changed meanwhile");
+      else if (!ok) log.info({ delivery_id: claim.deliveryId, attempt: attemptsMade, status: result.status, error: result.errorCode }, "webhook attempt failed");
+    } catch (error) {
+      // The lease expires and another round retries; nothing is lost.
+      log.error({ err: error, delivery_id: claim.deliveryId }, "webhook delivery crashed");
+    }
+  }
+
+  /** Starts the background loop: claims whenever a lane is free and something may be due. */
+  start(): void {
+    if (this.#loop) return;
+    this.#stopping = false;
+    this.#env.queued.on("queued", this.#onQueued);
+    this.#loop = (async () => {
+      while (!this.#stopping) {
+        const free = this.#options.concurrency - this.#inFlight.size;
+        let claimed = 0;
+        this.#signalled = false;
+        try {
+          claimed = (await this.#fill()).length;
+        } catch (error) {
+          this.#env.log.error({ err: error }, "webhook worker round failed");
+        }
+        // The claim got all it asked for: more is probably due, go round again (when every lane is
+        // busy, the wait below ends as soon as one frees up).
+        if (free > 0 && claimed > 0 && this.#claimedFull) continue;
+        if (this.#stopping || this.#signalled) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.#options.pollIntervalMs);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = null;
+      }
+      await Promise.all(this.#inFlight);
+    })();
+  }
+
+  /** Stops claiming; in-flight deliveries finish and record their attempts. Clears every timer it set. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#env.queued.off("queued", this.#onQueued);
+    this.#wake?.();
+    await this.#loop;
+    this.#loop = null;
+  }
+}
