@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { dialectOf, type Db } from "./db.ts";
@@ -150,4 +150,16 @@ export async function lockAccount(trx: WriteTrx, userId: string): Promise<boolea
   }
   const result = await trx.updateTable("users").set((eb) => ({ plan: eb.ref("plan") })).where("id", "=", userId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * The query as a locking read on MySQL/MariaDB (`SELECT … FOR UPDATE`: the rows stay locked until the
+ * transaction ends, and the read sees the latest committed version); unchanged on SQLite, where a
+ * transaction that writes is the database's only writer and one that read stale rows is refused at its
+ * first write (SQLITE_BUSY_SNAPSHOT, which {@link writeTransaction} retries).
+ * @example
+ * const row = await forUpdate(trx, trx.selectFrom("webhook_subscriptions").selectAll().where("id", "=", id)).executeTakeFirst();
+ */
+export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<any>, query: Q): Q {
+  return dialectOf(db) === "mysql" ? query.forUpdate() : query;
 }

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseRunCoordinator, startCron } from "../jobs/cron.ts";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
 import { ir21Headers } from "./test-helpers.ts";
@@ -13,6 +13,7 @@ import { startTestReceiver } from "../testing/webhook-receiver.ts";
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+  for (const id of ["usr_runtime000000000000", "usr_workerkill0000000000", "usr_workerproc0000000000"]) await ensureAccount(server, id);
 });
 afterAll(() => server.close());
 

@@ -76,10 +76,18 @@ export interface WebhookFanoutCursorTable {
   updated_at: number;
 }
 
+/** A delivery worker's heartbeat: it counts as alive (its leases count towards the in-flight cap) until `alive_until`. */
+export interface WebhookWorkerTable {
+  owner: string;
+  alive_until: number;
+  started_at: number;
+}
+
 export interface WebhookTables {
   webhook_subscriptions: WebhookSubscriptionTable;
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   webhook_fanout_cursors: WebhookFanoutCursorTable;
+  webhook_workers: WebhookWorkerTable;
 }

@@ -1,6 +1,7 @@
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { DeliveryStatus, WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
+import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import type { WebhookEnv } from "../env.ts";
 import { ownSubscription } from "../subscriptions/subscriptions.ts";
@@ -92,22 +93,24 @@ export async function getDelivery(env: WebhookEnv, userId: string, subscriptionI
  * an attempt is in flight. Refused (409) while the subscription is disabled: it would only be cancelled.
  */
 export async function retryDeliveries(env: WebhookEnv, userId: string, subscriptionId: string, deliveryIds: string[]): Promise<string[]> {
-  const subscription = await ownSubscription(env.db, userId, subscriptionId);
   const ids = [...new Set(deliveryIds)];
-  const rows = await env.db
-    .selectFrom("webhook_deliveries")
-    .select(["id"])
-    .where("id", "in", ids)
-    .where("subscription_id", "=", subscriptionId)
-    .where("user_id", "=", userId)
-    .execute();
-  if (rows.length !== ids.length) {
-    const known = new Set(rows.map((r) => r.id));
-    throw new AppError("NOT_FOUND", `No delivery with id ${ids.find((id) => !known.has(id))} in this subscription; nothing was queued`);
-  }
-  if (Number(subscription.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before retrying deliveries");
   const now = env.clock.now().getTime();
-  await env.db.transaction().execute(async (trx) => {
+  return writeTransaction(env.db, async (trx, { afterCommit }) => {
+    // Locked, so a concurrent delete or disable either runs after this (and removes or cancels what is
+    // queued here) or before (and this finds no subscription, or a disabled one).
+    const subscription = await ownSubscription(trx, userId, subscriptionId, { lock: true });
+    const rows = await trx
+      .selectFrom("webhook_deliveries")
+      .select(["id"])
+      .where("id", "in", ids)
+      .where("subscription_id", "=", subscriptionId)
+      .where("user_id", "=", userId)
+      .execute();
+    if (rows.length !== ids.length) {
+      const known = new Set(rows.map((r) => r.id));
+      throw new AppError("NOT_FOUND", `No delivery with id ${ids.find((id) => !known.has(id))} in this subscription; nothing was queued`);
+    }
+    if (Number(subscription.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before retrying deliveries");
     await trx
       .updateTable("webhook_deliveries")
       .set((eb) => ({
@@ -130,7 +133,7 @@ export async function retryDeliveries(env: WebhookEnv, userId: string, subscript
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
       .where("next_attempt_at", ">", now)
       .execute();
+    afterCommit(() => env.queued.emit("queued"));
+    return ids;
   });
-  env.queued.emit("queued");
-  return ids;
 }

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/db.ts";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
 import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
@@ -16,6 +16,8 @@ const userId = "usr_queue0000000000000000";
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
   env = webhookEnv(server.deps);
+  await ensureAccount(server, userId);
+  await ensureAccount(server, "usr_fairness000000000000");
 });
 afterAll(() => server.close());
 beforeEach(async () => {
