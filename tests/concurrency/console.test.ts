@@ -4,7 +4,7 @@
  * instances of one deployment), one winner where only one can win, counts that add up.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "@ir21/server/testing";
+import { createApiKey, signIn, startTestServer, type CreatedApiKey, type SignedIn, type TestServer } from "@ir21/server/testing";
 import { expectNoServerErrors, freshAddress, N, parallel, startConcurrencyServer, tally } from "./harness.ts";
 
 const KEY_CAP = 20;
@@ -52,7 +52,7 @@ describe("POST /console/api-keys in parallel", () => {
 
   it("creates racing revokes at the cap: never more than the cap active", async () => {
     const owner = await signIn(server);
-    const keys = [];
+    const keys: CreatedApiKey[] = [];
     for (let i = 0; i < KEY_CAP; i++) keys.push(await createApiKey(server, owner, `k${i}`));
     const answers = await parallel(N, (i) =>
       i % 2 ? createKey(owner, `new ${i}`) : server.json(`/console/api-keys/${keys[i]!.id}`, { method: "DELETE", headers: owner.headers }),
@@ -79,7 +79,7 @@ describe("DELETE /console/api-keys/:id in parallel", () => {
 
   it(`${N} different keys revoked at once: none left active`, async () => {
     const owner = await signIn(server);
-    const keys = [];
+    const keys: CreatedApiKey[] = [];
     for (let i = 0; i < N; i++) keys.push(await createApiKey(server, owner, `k${i}`));
     const answers = await parallel(N, (i) => server.json(`/console/api-keys/${keys[i]!.id}`, { method: "DELETE", headers: owner.headers }));
     expectNoServerErrors(answers);

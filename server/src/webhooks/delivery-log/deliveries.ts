@@ -1,6 +1,7 @@
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { DeliveryStatus, WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
+import { listingOf } from "../../cursors.ts";
 import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import type { WebhookEnv } from "../env.ts";
@@ -21,14 +22,14 @@ export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
   };
 }
 
-/** Opaque cursor: base64url of the last row's sort key (created_at, id). */
-function encodeCursor(row: { created_at: number; id: string }): string {
+/** The position inside a cursor: base64url of the last row's sort key (created_at, id); sealed for its listing (cursors.ts). */
+function encodePosition(row: { created_at: number; id: string }): string {
   return Buffer.from(JSON.stringify([Number(row.created_at), row.id])).toString("base64url");
 }
 
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
+function decodePosition(position: string): { createdAt: number; id: string } {
   try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
+    const [createdAt, id] = JSON.parse(Buffer.from(position, "base64url").toString("utf8")) as [unknown, unknown];
     if (typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof id === "string" && id.length <= 64) return { createdAt, id };
   } catch {
     // fall through
@@ -51,14 +52,16 @@ export async function listDeliveries(env: WebhookEnv, userId: string, subscripti
   if (input.event_id) filtered = filtered.where("event_id", "=", input.event_id);
   const { n } = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   let page = filtered.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(input.limit + 1);
+  // The account and subscription are part of the listing: a cursor works only where it was issued.
+  const listing = listingOf(`deliveries:${userId}:${subscriptionId}`, { status: input.status, event_id: input.event_id });
   if (input.cursor) {
-    const after = decodeCursor(input.cursor);
+    const after = decodePosition(env.cursors.open(listing, input.cursor));
     page = page.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
   }
   const rows = await page.execute();
   const items = rows.slice(0, input.limit);
   const more = rows.length > input.limit;
-  return { items: items.map(toDelivery), total: Number(n), next_cursor: more ? encodeCursor(items[items.length - 1]!) : null };
+  return { items: items.map(toDelivery), total: Number(n), next_cursor: more ? env.cursors.seal(listing, encodePosition(items[items.length - 1]!)) : null };
 }
 
 async function ownDelivery(env: WebhookEnv, userId: string, subscriptionId: string, deliveryId: string): Promise<WebhookDeliveryTable> {
