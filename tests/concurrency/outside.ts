@@ -14,7 +14,7 @@
  *
  * then, with the URL it logs:
  *
- *   node --import tsx tests/concurrency/outside.ts http://127.0.0.1:<port> /tmp/ir21-probe-outbox.jsonl [rounds]
+ *   (cd tests && node --import tsx concurrency/outside.ts http://127.0.0.1:<port> /tmp/ir21-probe-outbox.jsonl [rounds])
  */
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
