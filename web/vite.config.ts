@@ -44,7 +44,7 @@ function precompress(): Plugin {
       const walk = (folder: string): string[] => readdirSync(folder, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(folder, e.name)) : [join(folder, e.name)]));
       for (const file of walk(dir).filter((f) => /\.(js|css|html|svg|json)$/.test(f))) {
         const raw = readFileSync(file);
-        const br = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+        const br = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
         const gz = gzipSync(raw, { level: 9 });
         if (br.length < raw.length) writeFileSync(`${file}.br`, br);
         if (gz.length < raw.length) writeFileSync(`${file}.gz`, gz);
