@@ -3,7 +3,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { isSignedOut } from "./api.ts";
-import { App } from "./app.tsx";
+import { App, preloadPage } from "./app.tsx";
 import { I18nProvider } from "./i18n/i18n.tsx";
 import { ME } from "./session.tsx";
 import "./styles.css";
@@ -11,6 +11,7 @@ import "./styles.css";
 // The app's routes live under /app (docs/console.md "Web console"); the server answers `/` with the
 // same page, so move the address there before the router reads it.
 if (!location.pathname.startsWith("/app")) history.replaceState(null, "", "/app/");
+preloadPage(location.pathname);
 
 const queryClient: QueryClient = new QueryClient({
   // A session revoked elsewhere (another tab's sign-out, revoke-others) shows up as a 401 on any call:
