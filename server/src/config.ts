@@ -53,6 +53,7 @@ const EnvSchema = z.object({
   OTP_PEPPER: z.string().min(32, "must be at least 32 characters").optional(),
   TERMS_VERSION: z.string().min(1).default("2026-09-08"),
   PRIVACY_VERSION: z.string().min(1).default("2026-09-08"),
+  WEB_DIST_DIR: z.string().min(1).optional(),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -85,6 +86,8 @@ export interface Config {
   /** Null when not given: the embedded default generates them into DATA_DIR (see secrets.ts). */
   secrets: { session: string | null; otpPepper: string | null };
   agreement: { termsVersion: string; privacyVersion: string };
+  /** The web console's build (web/dist of the checkout when null; docs/console.md "Web console"). */
+  webDistDir: string | null;
   /** The raw environment, for domain settings that parse their own variables. */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -141,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     secrets: { session: e.SESSION_SECRET ?? null, otpPepper: e.OTP_PEPPER ?? null },
     agreement: { termsVersion: e.TERMS_VERSION, privacyVersion: e.PRIVACY_VERSION },
+    webDistDir: e.WEB_DIST_DIR ?? null,
     env: { ...env },
   };
 }

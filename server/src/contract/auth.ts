@@ -53,3 +53,14 @@ export const LoginRequest = z
 export const LoginResponse = z.object({ user: User, created: z.boolean() }).meta({ id: "LoginResponse" });
 export const MeResponse = z.object({ user: User }).meta({ id: "MeResponse" });
 export const LogoutResponse = z.object({ logged_out: z.literal(true) }).meta({ id: "LogoutResponse" });
+
+/**
+ * The agreement a person accepts before a code is sent: the versions the sign-in requests must carry
+ * (an addition to the contract, so a client can show the current versions instead of hard-coding them).
+ */
+export const AgreementResponse = z
+  .object({
+    terms_version: z.string(),
+    privacy_version: z.string(),
+  })
+  .meta({ id: "AgreementResponse" });

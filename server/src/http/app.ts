@@ -8,13 +8,14 @@ import { requestIdOf } from "./request-id.ts";
 import { mountRestBindings } from "./rest.ts";
 import { trpcHandler } from "./trpc-handler.ts";
 import { mountCatalogRoutes } from "../catalog/routes/index.ts";
+import { mountWebConsole } from "../web/routes.ts";
 
 /** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
 export type RouteMount = (app: H3, deps: AppDeps) => void;
 
 /**
- * The whole HTTP surface: ops endpoints, /trpc, the frozen REST bindings and the /v1 data routes,
- * with one request id, one body limit and one error renderer for all of them.
+ * The whole HTTP surface: ops endpoints, /trpc, the frozen REST bindings, the /v1 data routes and
+ * the web console's files (`/`, `/app/*`), with one request id, one body limit and one error renderer for all of them.
  * @example
  * const app = createApp(deps);
  * const response = await app.request("/healthz");
@@ -69,5 +70,6 @@ export function createApp(deps: AppDeps): H3 {
   app.all("/trpc/**", trpcHandler(deps));
   mountRestBindings(app, deps);
   mountCatalogRoutes(app, deps);
+  mountWebConsole(app, deps);
   return app;
 }

@@ -30,6 +30,7 @@ export interface RestBinding {
  */
 export const REST_BINDINGS: readonly RestBinding[] = [
   // Accounts (docs/auth.md)
+  { method: "GET", path: "/auth/agreement", procedure: "auth.agreement" },
   { method: "POST", path: "/auth/sms/code", procedure: "auth.sendCode" },
   { method: "POST", path: "/auth/login", procedure: "auth.login" },
   { method: "GET", path: "/auth/me", procedure: "auth.me" },

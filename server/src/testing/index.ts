@@ -72,6 +72,11 @@ export interface TestServerOptions {
    * buffered usage). Closing it leaves the shared database and Redis keys to the first server.
    */
   instanceOf?: TestServer;
+  /**
+   * Listen on this loopback port instead of an ephemeral one: for a browser, whose writes must come
+   * from an origin in PUBLIC_ORIGIN, which has to be known before the server starts.
+   */
+  port?: number;
 }
 
 /**
@@ -114,7 +119,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const deps = await createDeps(config, { clock, log: logs.log, keyPrefix, hostResolver: options.hostResolver });
   if (!first) await migrateToLatest(deps.db);
   if (options.dataset) await loadInitialDataset(deps, options.dataset);
-  const running = await startServer(deps, { port: 0, host: "127.0.0.1" }, {
+  const running = await startServer(deps, { port: options.port ?? 0, host: "127.0.0.1" }, {
     async beforeClose() {
       // Leave the shared Redis as we found it (the first instance does, for all of them).
       const redis = first ? null : deps.store.redis;

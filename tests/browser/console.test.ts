@@ -1,0 +1,359 @@
+/**
+ * The web console in a real browser (Debian Chromium through playwright-core), against the real
+ * server: a person finds every control by its visible label, signs in by SMS with the code from the
+ * development outbox, creates and revokes a key, creates a webhook to a local HTTPS receiver, sends a
+ * test, opens the delivery and retries it, rotates the secret, looks up a number, reads the usage
+ * chart, switches to Chinese, shrinks to 375 px, and signs out — and web storage never holds anything
+ * of the session. axe-core checks every page (no serious or critical violation) and each page is
+ * saved as a screenshot in tests/browser/output/.
+ *
+ * Runs in the sqlite project only: the console is a client of the same API whose behaviour on
+ * MariaDB + Redis the API tests cover; the browser adds what only a browser can check (docs/console.md
+ * "Web console").
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, startTestReceiver, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
+import { OUTPUT_DIR, launchChromium, localhostCertificate, runBrowserTests, screenshot, seriousViolations, startBrowserServer, watchPage, webStorage } from "./harness.ts";
+
+const WAIT = 10_000;
+let failures = 0;
+/** Waits for the element; on failure saves what the page looked like (tests/browser/output/failure-N.png). */
+async function visible(locator: Locator): Promise<void> {
+  try {
+    await locator.first().waitFor({ state: "visible", timeout: WAIT });
+  } catch (error) {
+    await locator.page().screenshot({ path: join(OUTPUT_DIR, `failure-${++failures}.png`), fullPage: true }).catch(() => {});
+    throw error;
+  }
+}
+
+describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }, () => {
+  let browser: Browser;
+  let server: TestServer;
+  let receiver: TestReceiver;
+  let worker: DeliveryWorker;
+  let context: BrowserContext;
+  let page: Page;
+  let watch: { problems: string[] };
+  const phone = randomPhone();
+  const secrets: string[] = [];
+  let apiKey = "";
+
+  /** Opens an app route, checks it with axe and saves its screenshot. */
+  async function visit(path: string, heading: string | RegExp, shot: string) {
+    await page.goto(`${server.url}/app${path}`);
+    await visible(page.getByRole("heading", { level: 1, name: heading }));
+    await audit(shot);
+  }
+  async function audit(shot: string) {
+    await page.waitForLoadState("networkidle");
+    expect(await seriousViolations(page), shot).toEqual([]);
+    await screenshot(page, shot);
+  }
+
+  beforeAll(async () => {
+    const tls = localhostCertificate();
+    receiver = await startTestReceiver({ tls });
+    server = await startBrowserServer({
+      dataset: "reference",
+      env: { WEBHOOK_ALLOW_HOSTS: "localhost" },
+      // The receiver listens on 127.0.0.1; its certificate names localhost.
+      hostResolver: async (host) => [{ address: host === "localhost" ? "127.0.0.1" : "93.184.215.14", family: 4 }],
+    });
+    worker = new DeliveryWorker(webhookEnv(server.deps), { ca: tls.cert, random: () => 0, limits: { totalTimeoutMs: 5_000, connectTimeoutMs: 2_000 } });
+    browser = await launchChromium();
+    context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    page = await context.newPage();
+    watch = watchPage(page, server.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await server?.close();
+  });
+
+  it("signs in by SMS: agreement, resend countdown, a wrong code's remaining attempts, then the right code", async () => {
+    await page.goto(`${server.url}/`);
+    await page.waitForURL(/\/app\/sign-in/);
+    await visible(page.getByRole("heading", { level: 1, name: "Sign in" }));
+    // The agreement shows the server's current versions.
+    const { termsVersion, privacyVersion } = server.deps.config.agreement;
+    await visible(page.getByText(`Terms of Service (version ${termsVersion})`));
+    expect(await page.getByText(`Privacy Policy (version ${privacyVersion})`).count()).toBe(1);
+    await audit("sign-in");
+
+    await page.getByLabel("Mobile number").fill(phone);
+    const send = page.getByRole("button", { name: "Send code" });
+    expect(await send.isDisabled(), "no code before the agreement is ticked").toBe(true);
+    await page.getByLabel(/I have read and accept/).check();
+    await send.click();
+    await visible(page.getByRole("button", { name: /New code in/ }));
+    expect(await page.getByRole("button", { name: /New code in/ }).isDisabled()).toBe(true);
+    expect(readOutbox(server).filter((m) => m.phone === `+86${phone}`)).toHaveLength(1);
+
+    const code = lastSmsCode(server, phone);
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+    await page.getByLabel("6-digit code").fill(wrong);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await visible(page.getByText("Attempts left for this code: 4."));
+    // Every error shows the server's message and its request id.
+    const alert = page.getByRole("alert");
+    expect(await alert.textContent()).toMatch(/Wrong code; 4 attempts left.*request id req_[0-9a-z]{26}/s);
+    await audit("sign-in-wrong-code");
+
+    await page.getByLabel("6-digit code").fill(code);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(/\/app\/usage/);
+    await visible(page.getByRole("button", { name: "Sign out" }));
+    // The session is an HttpOnly cookie the page cannot read.
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === "ir21_session");
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe("Lax");
+    expect((await webStorage(page)).cookie).not.toContain("ir21_session");
+  });
+
+  it("creates an API key, shows it once with a copy button, and revokes it after a confirmation", async () => {
+    await visit("/keys", "API keys", "keys");
+    await visible(page.getByText(/create a new key, switch your clients to it/));
+    await page.getByLabel("Name").fill("ci-browser");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Key “ci-browser” created" });
+    await visible(dialog);
+    await visible(dialog.getByText("It will not be shown again"));
+    apiKey = await dialog.getByLabel("Your new API key").inputValue();
+    expect(apiKey).toMatch(/^ir21_[0-9A-Za-z]{49}$/);
+    // Focus is inside the modal dialog.
+    expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
+    await dialog.getByRole("button", { name: "Copy" }).click();
+    await visible(dialog.getByText("Copied to the clipboard."));
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
+    await audit("keys-created");
+    await dialog.getByRole("button", { name: "I have stored it" }).click();
+    await dialog.waitFor({ state: "hidden" });
+
+    // The key works until it is revoked.
+    expect((await server.fetch("/v1/meta", { headers: { "x-api-key": apiKey } })).status).toBe(200);
+    const revoke = page.getByRole("button", { name: "Revoke key ci-browser" });
+    await revoke.click();
+    const confirm = page.getByRole("dialog", { name: "Revoke key “ci-browser”?" });
+    await visible(confirm);
+    // Escape closes the dialog and gives focus back to the button that opened it.
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "hidden" });
+    expect(await revoke.evaluate((button) => button === document.activeElement)).toBe(true);
+    await revoke.click();
+    await confirm.getByRole("button", { name: "Revoke key", exact: true }).click();
+    await visible(page.getByText(/^Revoked /));
+    expect((await server.fetch("/v1/meta", { headers: { "x-api-key": apiKey } })).status).toBe(401);
+  });
+
+  it("creates a webhook to a local HTTPS receiver, sends a test, opens the delivery, retries it and rotates the secret", async () => {
+    await visit("/webhooks", "Webhooks", "webhooks-empty");
+    await page.getByRole("link", { name: "Add endpoint" }).click();
+    await visible(page.getByRole("heading", { level: 1, name: "Add a webhook endpoint" }));
+    // The server's refusal of a private address is shown in words.
+    await page.getByLabel("Endpoint URL").fill("https://10.0.0.1/hook");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await visible(page.getByText("The endpoint was not saved"));
+    expect(await page.getByRole("alert").textContent()).toMatch(/WEBHOOK_URL_FORBIDDEN/);
+
+    await page.getByLabel("Endpoint URL").fill(`https://localhost:${receiver.port}/hook`);
+    await page.getByRole("checkbox", { name: "ir21.operator.updated" }).check();
+    await visible(page.getByText("An operator changed (name, brand, TADIG, status…)."));
+    await page.getByLabel("Search countries").fill("china");
+    await page.getByRole("checkbox", { name: /\(CN\)$/ }).check();
+    await visible(page.getByRole("button", { name: /^Remove .*\(CN\)$/ }));
+    await page.getByLabel("Search operators").fill("China Mobile");
+    await page.getByRole("checkbox", { name: /^China Mobile/ }).first().check();
+    await audit("webhook-new");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await visible(page.getByRole("heading", { level: 1, name: "Webhook endpoint created" }));
+    const secret = await page.getByLabel("Signing secret").inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    secrets.push(secret);
+    await audit("webhook-created");
+    await page.getByRole("link", { name: "Go to the endpoint" }).click();
+    await visible(page.getByRole("heading", { level: 1, name: /Webhook endpoint/ }));
+
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await visible(page.getByText(/Test event queued/));
+    await worker.drain();
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await visible(page.getByRole("cell", { name: "Delivered", exact: true }));
+    await audit("webhook-detail");
+    expect(receiver.requests).toHaveLength(1);
+    expect(verifies(receiver.requests[0]!, secret)).toBe(true);
+
+    await page.getByRole("link", { name: "Open the delivery" }).click();
+    await visible(page.getByRole("heading", { level: 1, name: "Delivery" }));
+    await visible(page.getByRole("region", { name: "Attempts" }).getByRole("cell", { name: "200" }));
+    const payload = JSON.parse((await page.getByLabel("Event payload").textContent()) ?? "{}");
+    expect(payload).toMatchObject({ test: true, id: JSON.parse(receiver.requests[0]!.body).id });
+    await page.getByRole("button", { name: "Retry delivery" }).click();
+    await visible(page.getByText("Queued again."));
+    await worker.drain();
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.getByRole("region", { name: "Attempts" }).getByRole("row").nth(2).waitFor({ timeout: WAIT });
+    await audit("webhook-delivery");
+    expect(receiver.requests).toHaveLength(2);
+    expect(JSON.parse(receiver.requests[1]!.body).id).toBe(payload.id);
+
+    // Rotate with the default grace period: the old secret's countdown shows, then revoke it.
+    await page.getByRole("link", { name: "Webhook endpoint" }).click();
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    const rotate = page.getByRole("dialog", { name: "Rotate secret" });
+    expect(await rotate.getByLabel("Grace period (seconds)").inputValue()).toBe("3600");
+    await rotate.getByRole("button", { name: "Rotate now" }).click();
+    const rotated = await rotate.getByLabel("New signing secret").inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    secrets.push(rotated);
+    await rotate.getByRole("button", { name: "I have stored it" }).click();
+    await visible(page.getByText(/The previous secret stays valid for (\d+ min|1 h)/));
+    await audit("webhook-rotated");
+
+    // Retry a selected delivery: the new secret signs, the old one still signs Previous.
+    await page.getByRole("checkbox", { name: /^Select delivery dlv_/ }).first().check();
+    await page.getByRole("button", { name: "Retry selected (1)" }).click();
+    await visible(page.getByText("1 deliveries queued again."));
+    await worker.drain();
+    const third = receiver.requests[2]!;
+    expect(verifies(third, rotated)).toBe(true);
+    expect(verifies(third, secret, "x-ir21-signature-previous")).toBe(true);
+
+    await page.getByRole("button", { name: "Revoke previous secret" }).click();
+    await page.getByRole("dialog", { name: "Revoke previous secret" }).getByRole("button", { name: "Revoke previous secret now" }).click();
+    await visible(page.getByText("No previous secret is in use."));
+  });
+
+  it("looks up a number as a readable card and browses the catalogue (metered on the account)", async () => {
+    await visit("/explorer", "Data explorer", "explorer-lookup-empty");
+    await page.getByLabel("Number to look up").fill("+8613912345678");
+    await page.getByRole("button", { name: "Look up", exact: true }).click();
+    const card = page.getByRole("article");
+    await visible(card);
+    await visible(card.getByText("Range holder"));
+    expect(await card.textContent()).toMatch(/CN/);
+    expect(await card.textContent()).toMatch(/China Mobile/);
+    await audit("explorer-lookup");
+
+    await page.getByRole("link", { name: "Browse" }).click();
+    await visible(page.getByLabel("Filter countries (name, ISO code or calling code)"));
+    await page.getByLabel("Filter countries (name, ISO code or calling code)").fill("+86");
+    await visible(page.getByText("1 of "));
+    await page.getByRole("region", { name: "Countries" }).getByRole("link").click();
+    await visible(page.getByRole("heading", { name: "Operators in CN" }));
+    await page.getByRole("link", { name: "China Mobile", exact: true }).first().click();
+    await visible(page.getByRole("heading", { name: "Number ranges" }));
+    await visible(page.getByRole("region", { name: "Number ranges" }));
+    await audit("explorer-browse");
+
+    await visit("/explorer/changes", "Data explorer", "explorer-changes-empty");
+    await page.getByRole("button", { name: "Show changes" }).click();
+    await visible(page.getByText(/^Up to version /));
+    await audit("explorer-changes");
+    await visit("/explorer/exports", "Data explorer", "explorer-exports");
+    const download = page.waitForEvent("download");
+    await page.getByRole("link", { name: "Countries (CSV)" }).click();
+    expect((await download).suggestedFilename()).toMatch(/^ir21-countries-.+\.csv$/);
+  });
+
+  it("shows usage against the quota with a daily chart, plan and billing, sessions and contact", async () => {
+    await visit("/usage", "Usage", "usage");
+    await visible(page.locator("[data-testid=usage-chart] canvas"));
+    const meter = page.getByRole("meter");
+    expect(Number(await meter.getAttribute("value"))).toBeGreaterThan(0);
+    expect(await page.getByRole("region", { name: "By endpoint" }).textContent()).toContain("GET /v1/lookup");
+
+    await visit("/plan", "Plan and billing", "plan");
+    await visible(page.getByText("Pricing is provisional and payment is disabled"));
+    await visible(page.getByText("No bills."));
+
+    await visit("/sessions", "Sessions", "sessions");
+    await visible(page.getByText("This browser"));
+    await visible(page.getByText(/Your API keys stay valid/));
+
+    await visit("/contact", "Contact", "contact");
+    await visible(page.getByText(/Never send an SMS code or a full API key/));
+    await visit("/nowhere", "Page not found", "not-found");
+  });
+
+  it("speaks Chinese when switched, and fits a 375 px wide screen", async () => {
+    await page.goto(`${server.url}/app/usage`);
+    await page.getByLabel("Language").selectOption("zh-CN");
+    await visible(page.getByRole("heading", { level: 1, name: "用量" }));
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("zh-CN");
+    await audit("usage-zh");
+    await visit("/webhooks", "Webhook", "webhooks-zh");
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const [path, heading] of [["/usage", "用量"], ["/keys", "API 密钥"], ["/webhooks", "Webhook"]] as const) {
+      await visit(path, heading, `narrow${path.replace("/", "-")}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375);
+    }
+    await page.getByLabel("语言").selectOption("en");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("signs out, and web storage holds nothing of the session; nothing broke the CSP or left the origin", async () => {
+    await page.goto(`${server.url}/app/usage`);
+    const before = await webStorage(page);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/app\/sign-in/);
+    await visible(page.getByText("You are signed out."));
+    expect((await context.cookies()).find((c) => c.name === "ir21_session")).toBeUndefined();
+    expect((await server.json("/console/api-keys")).status).toBe(401);
+
+    for (const storage of [before, await webStorage(page)]) {
+      expect(Object.keys(storage.local).filter((k) => k !== "ir21.lang")).toEqual([]);
+      expect(storage.session).toEqual({});
+      expect(storage.indexedDb).toEqual([]);
+      expect(storage.cookie).toBe("");
+      const everything = JSON.stringify(storage);
+      for (const secret of [apiKey, ...secrets, phone, lastSmsCode(server, phone)]) expect(everything).not.toContain(secret);
+    }
+    // A signed-out deep link asks to sign in, and comes back after.
+    await page.goto(`${server.url}/app/webhooks`);
+    await page.waitForURL(/\/app\/sign-in\?next=%2Fwebhooks/);
+    expect(watch.problems).toEqual([]);
+  });
+});
+
+describe.skipIf(!runBrowserTests)("web console without an SMS provider", () => {
+  it("says that sign-in by SMS is not available, with the server's message and request id", async () => {
+    const server = await startBrowserServer({ env: { SMS_PROVIDER: "none" } });
+    const browser = await launchChromium();
+    try {
+      const page = await (await browser.newContext({ locale: "zh-CN" })).newPage();
+      await page.goto(`${server.url}/app/sign-in`);
+      // Chinese because the browser prefers it.
+      await visible(page.getByRole("heading", { level: 1, name: "登录" }));
+      await page.getByLabel("手机号").fill("13800138000");
+      await page.getByLabel(/我已阅读并同意/).check();
+      await page.getByRole("button", { name: "获取验证码" }).click();
+      const alert = page.getByRole("alert");
+      await visible(alert);
+      expect(await alert.textContent()).toMatch(/本服务暂不支持短信登录.*no SMS provider is configured.*SMS_NOT_CONFIGURED.*HTTP 503.*req_[0-9a-z]{26}/s);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "sign-in-sms-unavailable-zh");
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }, 60_000);
+});
+
+/** A receiver-side signature check written from docs/webhooks.md, independent of the server's signer. */
+function verifies(request: { headers: Record<string, string | string[] | undefined>; body: string }, secret: string, header = "x-ir21-signature"): boolean {
+  const signature = request.headers[header];
+  const timestamp = request.headers["x-ir21-timestamp"];
+  if (typeof signature !== "string" || typeof timestamp !== "string" || !/^v1=[0-9a-f]{64}$/.test(signature)) return false;
+  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestamp}.${request.body}`).digest();
+  return timingSafeEqual(expected, Buffer.from(signature.slice(3), "hex"));
+}

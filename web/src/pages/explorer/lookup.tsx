@@ -1,0 +1,126 @@
+import type { ImsiLookup, Network, NumberLookup, Operator } from "@ir21/sdk";
+import { useMutation } from "@tanstack/react-query";
+import { useId, useState, type FormEvent } from "react";
+import { data } from "../../api.ts";
+import { useI18n } from "../../i18n/i18n.tsx";
+import { ErrorNotice } from "../../ui/error-notice.tsx";
+
+type Answer = { kind: "number"; result: NumberLookup; version: string } | { kind: "imsi"; result: ImsiLookup; version: string };
+
+/** Look up a phone number or an IMSI and read the answer as a card. */
+export function LookupTab() {
+  const { t } = useI18n();
+  const ids = { kind: useId(), query: useId(), queryHint: useId(), country: useId(), countryHint: useId() };
+  const [kind, setKind] = useState<"number" | "imsi">("number");
+  const [query, setQuery] = useState("");
+  const [country, setCountry] = useState("CN");
+  const lookup = useMutation({
+    mutationFn: async (): Promise<Answer> => {
+      if (kind === "imsi") {
+        const { data: result, meta } = await data.lookupImsi(query.trim());
+        return { kind, result, version: meta.dataset_version };
+      }
+      const { data: result, meta } = await data.lookup(query.trim(), country.trim() ? { country: country.trim() } : {});
+      return { kind, result, version: meta.dataset_version };
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    lookup.mutate();
+  };
+  return (
+    <section aria-labelledby="lookup-title">
+      <h2 id="lookup-title">{t("explorer.lookup")}</h2>
+      <form onSubmit={submit} className="card form" noValidate>
+        <fieldset className="inline-choices">
+          <legend>{t("lookup.kind")}</legend>
+          <label className="check">
+            <input type="radio" name={ids.kind} checked={kind === "number"} onChange={() => setKind("number")} />
+            {t("lookup.number")}
+          </label>
+          <label className="check">
+            <input type="radio" name={ids.kind} checked={kind === "imsi"} onChange={() => setKind("imsi")} />
+            {t("lookup.imsi")}
+          </label>
+        </fieldset>
+        <div className="field">
+          <label htmlFor={ids.query}>{kind === "number" ? t("lookup.numberLabel") : t("lookup.imsiLabel")}</label>
+          <input id={ids.query} value={query} onChange={(e) => setQuery(e.currentTarget.value)} inputMode={kind === "number" ? "tel" : "numeric"} aria-describedby={ids.queryHint} required maxLength={32} />
+          <p id={ids.queryHint} className="hint">
+            {kind === "number" ? t("lookup.numberHint") : t("lookup.imsiHint")}
+          </p>
+        </div>
+        {kind === "number" ? (
+          <div className="field">
+            <label htmlFor={ids.country}>{t("lookup.country")}</label>
+            <input id={ids.country} value={country} onChange={(e) => setCountry(e.currentTarget.value.toUpperCase())} maxLength={2} aria-describedby={ids.countryHint} className="short" />
+            <p id={ids.countryHint} className="hint">
+              {t("lookup.countryHint")}
+            </p>
+          </div>
+        ) : null}
+        <div className="actions">
+          <button type="submit" disabled={query.trim() === "" || lookup.isPending}>
+            {t("lookup.submit")}
+          </button>
+        </div>
+      </form>
+      {lookup.isError ? <ErrorNotice error={lookup.error} /> : null}
+      {lookup.data ? <AnswerCard answer={lookup.data} /> : null}
+    </section>
+  );
+}
+
+function AnswerCard({ answer }: { answer: Answer }) {
+  const { t } = useI18n();
+  const r = answer.result;
+  const operator: Operator | null = r.operator;
+  const network: Network | null = r.network;
+  const range = r.range;
+  // Location and time zone are not in the lookup yet; show them as soon as the server sends them.
+  const extra = r as unknown as { location?: unknown; time_zones?: unknown };
+  return (
+    <article className="card answer" aria-labelledby="answer-title">
+      <h3 id="answer-title">
+        {answer.kind === "number" ? (answer.result as NumberLookup).number : (answer.result as ImsiLookup).imsi}{" "}
+        {answer.kind === "number" ? (
+          (answer.result as NumberLookup).valid ? (
+            <span className="badge badge-ok">{t("lookup.valid")}</span>
+          ) : (
+            <span className="badge badge-failed">{t("lookup.invalid")}</span>
+          )
+        ) : null}
+      </h3>
+      <dl className="facts facts-wide">
+        <Fact term={t("lookup.countryTerm")} value={r.country_iso2} />
+        {answer.kind === "number" ? <Fact term={t("lookup.rangeHolder")} value={(answer.result as NumberLookup).range_holder} note={t("lookup.rangeHolderNote")} /> : null}
+        <Fact term={t("lookup.operator")} value={operator ? `${operator.name}${operator.brand && operator.brand !== operator.name ? ` (${operator.brand})` : ""}` : null} />
+        {operator?.name_local ? <Fact term={t("lookup.localName")} value={operator.name_local} /> : null}
+        <Fact term={t("lookup.network")} value={network ? `${network.mcc}-${network.mnc}${network.name ? ` ${network.name}` : ""}` : null} />
+        {network?.technologies.length ? <Fact term={t("lookup.technologies")} value={network.technologies.join(", ")} /> : null}
+        {network?.tadig || operator?.tadig ? <Fact term="TADIG" value={network?.tadig ?? operator?.tadig ?? null} /> : null}
+        {answer.kind === "number" ? <Fact term={t("lookup.numberType")} value={(answer.result as NumberLookup).number_type} /> : null}
+        <Fact term={t("lookup.rangeKind")} value={range ? `${range.kind} (${range.plan})` : null} />
+        {answer.kind === "number" && (answer.result as NumberLookup).match ? <Fact term={t("lookup.prefix")} value={(answer.result as NumberLookup).match!.prefix} /> : null}
+        {answer.kind === "imsi" ? <Fact term="MCC / MNC" value={`${(answer.result as ImsiLookup).mcc ?? "—"} / ${(answer.result as ImsiLookup).mnc ?? "—"}`} /> : null}
+        {extra.location !== undefined ? <Fact term={t("lookup.location")} value={typeof extra.location === "string" ? extra.location : JSON.stringify(extra.location)} /> : null}
+        {extra.time_zones !== undefined ? <Fact term={t("lookup.timeZones")} value={Array.isArray(extra.time_zones) ? extra.time_zones.join(", ") : String(extra.time_zones)} /> : null}
+        <Fact term={t("lookup.version")} value={answer.version} />
+      </dl>
+      {answer.kind === "number" && (answer.result as NumberLookup).note ? <p className="hint">{(answer.result as NumberLookup).note}</p> : null}
+    </article>
+  );
+}
+
+function Fact({ term, value, note }: { term: string; value: string | null; note?: string }) {
+  const { t } = useI18n();
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>
+        {value ?? <span className="muted">{t("lookup.unknown")}</span>}
+        {note && value ? <span className="hint block">{note}</span> : null}
+      </dd>
+    </div>
+  );
+}
