@@ -8,6 +8,7 @@ import { requestIdOf } from "./request-id.ts";
 import { mountRestBindings } from "./rest.ts";
 import { trpcHandler } from "./trpc-handler.ts";
 import { mountCatalogRoutes } from "../catalog/routes/index.ts";
+import { mountListenStream } from "../webhooks/listen/open-stream.ts";
 
 /** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
 export type RouteMount = (app: H3, deps: AppDeps) => void;
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): H3 {
   });
 
   app.all("/trpc/**", trpcHandler(deps));
+  mountListenStream(app, deps);
   mountRestBindings(app, deps);
   mountCatalogRoutes(app, deps);
   return app;

@@ -6,6 +6,7 @@ import * as accounts from "./0200_accounts.ts";
 import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
 import * as webhookInFlight from "./0401_webhook_in_flight.ts";
+import * as webhookListen from "./0410_webhook_listen.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "0300_console": consoleTables,
   "0400_webhooks": webhooks,
   "0401_webhook_in_flight": webhookInFlight,
+  "0410_webhook_listen": webhookListen,
 };
