@@ -164,6 +164,16 @@ export async function endListenSession(db: Db, input: { id: string; reason: EndR
   return true;
 }
 
+/**
+ * Ends the session for good (the account's DELETE): an open one ends now, an ended one can no longer
+ * be resumed. Returns whether it was open (its holder is then told to close the stream).
+ */
+export async function endListenSessionForGood(db: Db, input: { id: string; now: number }): Promise<boolean> {
+  if (await endListenSession(db, { id: input.id, reason: "ended", now: input.now })) return true;
+  await db.updateTable("webhook_listen_sessions").set({ end_reason: "ended", updated_at: input.now }).where("id", "=", input.id).where("status", "=", "ended").execute();
+  return false;
+}
+
 /** Newest first: open sessions and those that ended within the retention period. */
 export async function listListenSessions(env: WebhookEnv, userId: string): Promise<ListenSession[]> {
   const now = env.clock.now().getTime();
