@@ -172,7 +172,7 @@ export function listenCommands(rt: Runtime): Record<"listen" | "trigger", Ir21Co
           } else {
             const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
             const status = answer.status === null ? c.red(answer.error ?? "no answer") : ok ? c.green(String(answer.status)) : c.red(String(answer.status));
-            rt.out.line(`${humanTime(time)}  ${delivery.event_type}  ${delivery.event_id}  ${status}  ${answer.duration_ms} ms  ${c.dim(delivery.delivery_id)}`);
+            rt.out.line(`${humanTime(time)}:${String(new Date(time).getSeconds()).padStart(2, "0")}  ${delivery.event_type}  ${delivery.event_id}  ${status}  ${answer.duration_ms} ms  ${c.dim(delivery.delivery_id)}`);
             if (reported) rt.out.warn(`Could not record the answer for ${delivery.delivery_id}: ${reported}`);
           }
         };
