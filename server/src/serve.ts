@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "srvx/node";
 import type { AppDeps } from "./deps.ts";
 import { createApp } from "./http/app.ts";
+import { guardConnections } from "./http/connections.ts";
 import { answerAtEndOfTurn } from "./http/end-of-turn.ts";
 
 export interface RunningServer {
@@ -36,6 +37,8 @@ export async function startServer(deps: AppDeps, listen: { port: number; host: s
   // server closes first, a client reusing the socket at that moment gets a reset (the familiar 502s
   // behind a load balancer). Node's 5 s default invites exactly that.
   server.keepAliveTimeout = 65_000;
+  // Unread bodies discarded after their answer, node's own refusals (431, 400, 408) as contract errors.
+  guardConnections(server, { bodyLimitBytes: deps.config.bodyLimitBytes });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {

@@ -4,17 +4,8 @@ import type { User } from "../contract/auth.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import {
-  assertSignInOpen,
-  assertWithinSendCaps,
-  claimSendSlot,
-  consumeChallenge,
-  newChallenge,
-  newCode,
-  releaseSendSlot,
-  storeChallenge,
-  verifyCode,
-} from "./challenges.ts";
+import { writeTransaction } from "../db/transaction.ts";
+import { admitChallenge, assertSignInOpen, consumeChallenge, newChallenge, newCode, recordSendFailed, recordSent, verifyCode } from "./challenges.ts";
 import { toE164 } from "./phone.ts";
 import { createSession, endSession, findSession } from "./sessions.ts";
 import type { AuthSettings } from "./settings.ts";
@@ -67,9 +58,10 @@ function requireAgreement(deps: AccountsDeps, agreement: Agreement): void {
 
 /**
  * POST /auth/sms/code: checks the number and the agreement, refuses a phone whose sign-in is locked,
- * enforces the send limits, sends a fresh
- * code and stores its challenge (superseding the phone's open one). Nothing is stored unless the
- * provider accepted the message.
+ * then stores the challenge of a fresh code under the send limits (one transaction, locked per phone
+ * and per address) and only then sends the SMS, so no code ever leaves without its stored challenge.
+ * If the provider refuses, the challenge is marked unusable and the phone's resend interval given
+ * back: a failed send charges no limit. Once sent, the phone's earlier challenge is superseded.
  */
 export async function requestCode(
   deps: AccountsDeps,
@@ -83,14 +75,13 @@ export async function requestCode(
   const now = deps.clock.now().getTime();
   // A code a locked phone could not use is not worth an SMS.
   await assertSignInOpen(deps.db, now, deps.settings.loginLimits, phone);
-  await assertWithinSendCaps(deps.db, now, limits, phone, from.ip);
-  const previousSlot = await claimSendSlot(deps.db, now, limits.resendIntervalMs, phone);
   const code = newCode();
   const challenge = newChallenge(now, phone, code, deps.otpPepper, from, deps.settings.agreement);
+  const { previousSlot } = await admitChallenge(deps.db, { now, limits, challenge });
   try {
     await sms.send({ phone, code, ttlMinutes: LIMITS.smsCodeValiditySeconds / 60 });
   } catch (error) {
-    await releaseSendSlot(deps.db, phone, now + limits.resendIntervalMs, previousSlot);
+    await recordSendFailed(deps.db, deps.clock.now().getTime(), challenge, { claimedUntil: now + limits.resendIntervalMs, previous: previousSlot });
     if (error instanceof SmsProviderError) {
       if (error.kind === "throttled") throw AppError.rateLimited(limits.resendIntervalMs / 1000, "The SMS provider is limiting messages to this phone; try again later", "SMS_PROVIDER_THROTTLED");
       throw new AppError("SMS_PROVIDER_UNAVAILABLE", undefined, { cause: error });
@@ -98,7 +89,7 @@ export async function requestCode(
     deps.log.error({ err: error, provider: sms.name }, "SMS provider failed unexpectedly");
     throw new AppError("SMS_PROVIDER_UNAVAILABLE", undefined, { cause: error });
   }
-  await storeChallenge(deps.db, challenge);
+  await recordSent(deps.db, challenge);
   deps.log.info({ phone, challenge_id: challenge.id, provider: sms.name }, "sign-in code sent");
   return { challenge_id: challenge.id, expires_in: LIMITS.smsCodeValiditySeconds, retry_after: limits.resendIntervalMs / 1000 };
 }
@@ -120,16 +111,15 @@ export async function signIn(
   await assertSignInOpen(deps.db, deps.clock.now().getTime(), deps.settings.loginLimits, phone);
   await verifyCode(deps.db, deps.clock, deps.otpPepper, { challengeId: input.challenge_id, phone, code: input.code });
   const previous = from.sessionToken ? await findSession(deps.db, deps.clock, deps.settings.session, from.sessionToken) : null;
-  const result = await deps.db.transaction().execute(async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx, { afterCommit }) => {
     await consumeChallenge(trx, deps.clock.now().getTime(), input.challenge_id);
     const { user, created } = await findOrCreateUser(trx, deps.clock, phone);
     await recordAgreements(trx, deps.clock, user.id, deps.settings.agreement, from);
-    if (previous) await endSession(trx, deps.clock, previous.id);
+    if (previous) await endSession(trx, deps.clock, deps.revocations, previous.id);
     const opened = await createSession(trx, deps.clock, deps.settings.session, { userId: user.id, ip: from.ip, userAgent: from.userAgent });
+    afterCommit(() => deps.log.info({ user_id: user.id, session_id: opened.session.id, created }, "signed in"));
     return { user, created, opened };
   });
-  if (previous) await deps.revocations.sessionEnded(previous.id);
-  deps.log.info({ user_id: result.user.id, session_id: result.opened.session.id, created: result.created }, "signed in");
   return { user: toUser(result.user), created: result.created, token: result.opened.token, cookieExpiresAt: new Date(result.opened.absoluteExpiresAt) };
 }
 
@@ -138,8 +128,7 @@ export async function signOut(deps: AccountsDeps, sessionToken: string | null): 
   if (!sessionToken) return;
   const session = await findSession(deps.db, deps.clock, deps.settings.session, sessionToken);
   if (session) {
-    await endSession(deps.db, deps.clock, session.id);
-    await deps.revocations.sessionEnded(session.id);
+    await endSession(deps.db, deps.clock, deps.revocations, session.id);
     deps.log.info({ user_id: session.userId, session_id: session.id }, "signed out");
   }
 }

@@ -2,6 +2,7 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { LIMITS } from "../contract/limits.ts";
 import { insertUnlessDuplicate, type Db } from "../db/db.ts";
+import { forUpdate, writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { LoginLimits, SendLimits } from "./settings.ts";
@@ -28,8 +29,9 @@ function limited(retryAfterMs: number, message: string): AppError {
 /**
  * The rolling-window send caps, counted from the challenges themselves (so they hold across instances
  * and follow the injected clock): per phone per hour and per day, per client address per hour and per
- * day, and for the whole service per day (SMS pumping costs money). Throws SMS_SEND_LIMITED with the
- * seconds until the oldest counted send leaves its window.
+ * day, and for the whole service per day (SMS pumping costs money). A challenge whose SMS the provider
+ * refused is not counted. Throws SMS_SEND_LIMITED with the seconds until the oldest counted send
+ * leaves its window. Exact per phone and per address when run under their locks ({@link admitChallenge}).
  */
 export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimits, phone: string, ip: string | null): Promise<void> {
   const windows: Array<{ column: "phone" | "ip" | null; value: string | null; windowMs: number; max: number; what: string }> = [
@@ -44,7 +46,8 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
     let query = db
       .selectFrom("sms_challenges")
       .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min<number>("created_at").as("oldest")])
-      .where("created_at", ">", now - w.windowMs);
+      .where("created_at", ">", now - w.windowMs)
+      .where("send_failed_at", "is", null);
     if (w.column !== null) query = query.where(w.column, "=", w.value!);
     const { n, oldest } = await query.executeTakeFirstOrThrow();
     if (Number(n) >= w.max) throw limited(Number(oldest) + w.windowMs - now, `Too many ${w.what}; try again later`);
@@ -52,44 +55,67 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
 }
 
 /**
- * Claims the phone's resend slot atomically: one conditional UPDATE on the phone's throttle row, so of
- * two concurrent sends only one wins, on every instance. Returns the previous slot time, to give the
- * slot back when the provider refuses the message.
+ * Stores the challenge of a code about to be sent, if the phone and the client address may have one
+ * now, and charges them: the phone's resend interval and (by the stored row itself) the caps of
+ * {@link assertWithinSendCaps}. Runs under a lock on the phone's `sms_throttle` row and then on the
+ * address's `sms_address_gate` row (always in that order, so two requests never wait on each other
+ * crosswise), so the interval and the per-phone and per-address caps are decided by one request at a
+ * time, on every instance; the service-wide daily cap is not locked (it can be passed by the sends in
+ * flight). The lock rows are created beforehand, in their own transaction, because inserting them
+ * under the lock would make MySQL take gap locks. Returns what the interval was, to give it back if
+ * the send fails ({@link recordSendFailed}).
  */
-export async function claimSendSlot(db: Db, now: number, intervalMs: number, phone: string): Promise<number> {
-  await insertUnlessDuplicate(db, db.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
-  const before = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
-  const claimed = await db
-    .updateTable("sms_throttle")
-    .set({ next_send_at: now + intervalMs })
-    .where("phone", "=", phone)
-    .where("next_send_at", "<=", now)
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) {
-    const row = await db.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow();
-    throw limited(Math.max(1000, row.next_send_at - now), "A code was just sent to this phone; wait before asking for another");
-  }
-  return before.next_send_at;
-}
-
-export async function releaseSendSlot(db: Db, phone: string, claimedUntil: number, previous: number): Promise<void> {
-  await db.updateTable("sms_throttle").set({ next_send_at: previous }).where("phone", "=", phone).where("next_send_at", "=", claimedUntil).execute();
+export async function admitChallenge(db: Db, input: { now: number; limits: SendLimits; challenge: SmsChallengeTable }): Promise<{ previousSlot: number }> {
+  const { now, limits, challenge } = input;
+  const { phone, ip } = challenge;
+  await writeTransaction(db, async (trx) => {
+    await insertUnlessDuplicate(trx, trx.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
+    if (ip !== null) await insertUnlessDuplicate(trx, trx.insertInto("sms_address_gate").values({ ip }));
+  });
+  return writeTransaction(db, async (trx) => {
+    const gate = await forUpdate(trx, trx.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone)).executeTakeFirstOrThrow();
+    if (ip !== null) await forUpdate(trx, trx.selectFrom("sms_address_gate").select("ip").where("ip", "=", ip)).execute();
+    if (gate.next_send_at > now) throw limited(Math.max(1000, gate.next_send_at - now), "A code was just sent to this phone; wait before asking for another");
+    await assertWithinSendCaps(trx, now, limits, phone, ip);
+    await trx.insertInto("sms_challenges").values(challenge).execute();
+    await trx.updateTable("sms_throttle").set({ next_send_at: now + limits.resendIntervalMs }).where("phone", "=", phone).execute();
+    return { previousSlot: gate.next_send_at };
+  });
 }
 
 /**
- * Stores a sent challenge (only the code's MAC) and supersedes the phone's earlier open challenges, in
- * one transaction so there is never more than one open challenge per phone.
+ * The provider took the message: the phone's earlier open challenges are superseded, so only the code
+ * just sent is usable. (Until this commits, an earlier code still works: its holder may be the one
+ * whose new SMS is late.)
  */
-export async function storeChallenge(db: Db, challenge: SmsChallengeTable): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
+export async function recordSent(db: Db, challenge: SmsChallengeTable): Promise<void> {
+  await writeTransaction(db, (trx) =>
+    trx
       .updateTable("sms_challenges")
       .set({ superseded_at: challenge.created_at })
       .where("phone", "=", challenge.phone)
+      .where("id", "!=", challenge.id)
+      .where("created_at", "<=", challenge.created_at)
       .where("consumed_at", "is", null)
       .where("superseded_at", "is", null)
+      .execute(),
+  );
+}
+
+/**
+ * The provider refused the message: the challenge is marked unusable (no code for it exists anywhere,
+ * and it counts for no cap) and the phone's resend interval is given back, unless another send has
+ * taken it since; the phone's earlier challenge, if any, stays valid.
+ */
+export async function recordSendFailed(db: Db, now: number, challenge: SmsChallengeTable, slot: { claimedUntil: number; previous: number }): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await trx.updateTable("sms_challenges").set({ send_failed_at: now }).where("id", "=", challenge.id).execute();
+    await trx
+      .updateTable("sms_throttle")
+      .set({ next_send_at: slot.previous })
+      .where("phone", "=", challenge.phone)
+      .where("next_send_at", "=", slot.claimedUntil)
       .execute();
-    await trx.insertInto("sms_challenges").values(challenge).execute();
   });
 }
 
@@ -104,6 +130,7 @@ export function newChallenge(now: number, phone: string, code: string, pepper: s
     expires_at: now + VALIDITY_MS,
     consumed_at: null,
     superseded_at: null,
+    send_failed_at: null,
     ip: from.ip,
     terms_version: versions.termsVersion,
     privacy_version: versions.privacyVersion,
@@ -158,6 +185,8 @@ export async function assertSignInOpen(db: Db, now: number, limits: LoginLimits,
 
 /** Why a challenge cannot be verified any more, in the order a user can act on. */
 function refusal(row: SmsChallengeTable, now: number): AppError | null {
+  // Its SMS never left: nobody holds a code for it, and its id was never answered to anyone.
+  if (row.send_failed_at !== null) return new AppError("CHALLENGE_NOT_FOUND");
   if (row.consumed_at !== null) return new AppError("CHALLENGE_CONSUMED");
   if (row.superseded_at !== null) return new AppError("CHALLENGE_SUPERSEDED");
   if (row.attempts >= LIMITS.wrongCodeAttempts) return new AppError("CODE_ATTEMPTS_EXHAUSTED");
@@ -182,15 +211,18 @@ export async function verifyCode(db: Db, clock: Clock, pepper: string, attempt: 
   const now = clock.now().getTime();
   const stateError = refusal(row, now);
   if (stateError) throw stateError;
-  const counted = await db
-    .updateTable("sms_challenges")
-    .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
-    .where("id", "=", row.id)
-    .where("consumed_at", "is", null)
-    .where("superseded_at", "is", null)
-    .where("expires_at", ">", now)
-    .where("attempts", "<", LIMITS.wrongCodeAttempts)
-    .executeTakeFirst();
+  const counted = await writeTransaction(db, (trx) =>
+    trx
+      .updateTable("sms_challenges")
+      .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+      .where("id", "=", row.id)
+      .where("consumed_at", "is", null)
+      .where("superseded_at", "is", null)
+      .where("send_failed_at", "is", null)
+      .where("expires_at", ">", now)
+      .where("attempts", "<", LIMITS.wrongCodeAttempts)
+      .executeTakeFirst(),
+  );
   if (Number(counted.numUpdatedRows) !== 1) throw refusal(await loadChallenge(db, row.id), now) ?? new AppError("CHALLENGE_CONSUMED");
   const expected = Buffer.from(row.code_mac, "hex");
   const given = Buffer.from(codeMac(pepper, row.id, attempt.phone, attempt.code), "hex");
@@ -210,6 +242,7 @@ export async function consumeChallenge(db: Db, now: number, challengeId: string)
     .where("id", "=", challengeId)
     .where("consumed_at", "is", null)
     .where("superseded_at", "is", null)
+    .where("send_failed_at", "is", null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) throw new AppError("CHALLENGE_CONSUMED");
 }

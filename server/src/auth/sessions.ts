@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId, randomToken } from "../ids.ts";
 import { credentialHash, type CachedSession, type CredentialCache, type CredentialRevocations } from "./credential-cache.ts";
@@ -112,12 +113,9 @@ async function readLiveSession(db: Db, clock: Clock, lifetimes: SessionLifetimes
     expiresAt = Math.min(now + lifetimes.idleMs, row.absolute_expires_at);
     lastSeenAt = now;
     // Conditional: of concurrent refreshes (any instance) one writes; the others' values are as good.
-    await db
-      .updateTable("sessions")
-      .set({ last_seen_at: now, expires_at: expiresAt })
-      .where("id", "=", row.id)
-      .where("last_seen_at", "=", row.last_seen_at)
-      .execute();
+    await writeTransaction(db, (trx) =>
+      trx.updateTable("sessions").set({ last_seen_at: now, expires_at: expiresAt }).where("id", "=", row.id).where("last_seen_at", "=", row.last_seen_at).execute(),
+    );
   }
   return { kind: "session", id: row.id, userId: row.user_id, createdAt: row.created_at, lastSeenAt, expiresAt, absoluteExpiresAt: row.absolute_expires_at };
 }
@@ -143,37 +141,44 @@ export async function listSessions(db: Db, clock: Clock, userId: string): Promis
  */
 export async function revokeSession(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "sessionEnded">, userId: string, sessionId: string): Promise<void> {
   const now = clock.now().getTime();
-  const result = await db
-    .updateTable("sessions")
-    .set({ revoked_at: now })
-    .where("id", "=", sessionId)
-    .where("user_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .where("expires_at", ">", now)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) throw new AppError("NOT_FOUND", "No active session with this id");
-  await revocations.sessionEnded(sessionId);
+  await writeTransaction(db, async (trx, { afterCommit }) => {
+    const result = await trx
+      .updateTable("sessions")
+      .set({ revoked_at: now })
+      .where("id", "=", sessionId)
+      .where("user_id", "=", userId)
+      .where("revoked_at", "is", null)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new AppError("NOT_FOUND", "No active session with this id");
+    afterCommit(() => revocations.sessionEnded(sessionId));
+  });
 }
 
 /** Revokes every live session of the account except `keepSessionId`; API keys are not touched. */
 export async function revokeOtherSessions(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "otherSessionsEnded">, userId: string, keepSessionId: string): Promise<number> {
   const now = clock.now().getTime();
-  const result = await db
-    .updateTable("sessions")
-    .set({ revoked_at: now })
-    .where("user_id", "=", userId)
-    .where("id", "!=", keepSessionId)
-    .where("revoked_at", "is", null)
-    .where("expires_at", ">", now)
-    .executeTakeFirst();
-  await revocations.otherSessionsEnded(userId, keepSessionId);
-  return Number(result.numUpdatedRows);
+  return writeTransaction(db, async (trx, { afterCommit }) => {
+    const result = await trx
+      .updateTable("sessions")
+      .set({ revoked_at: now })
+      .where("user_id", "=", userId)
+      .where("id", "!=", keepSessionId)
+      .where("revoked_at", "is", null)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+    afterCommit(() => revocations.otherSessionsEnded(userId, keepSessionId));
+    return Number(result.numUpdatedRows);
+  });
 }
 
 /**
- * Ends a session by id whoever owns it (logout, login rotation); a no-op when already ended. It may
- * run inside a transaction, so the caller tells `revocations.sessionEnded` once that has committed.
+ * Ends a session by id whoever owns it (logout, login rotation); a no-op when already ended. Inside a
+ * caller's transaction it joins it; the credential caches are told once it has committed.
  */
-export async function endSession(db: Db, clock: Clock, sessionId: string): Promise<void> {
-  await db.updateTable("sessions").set({ revoked_at: clock.now().getTime() }).where("id", "=", sessionId).where("revoked_at", "is", null).execute();
+export async function endSession(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "sessionEnded">, sessionId: string): Promise<void> {
+  await writeTransaction(db, async (trx, { afterCommit }) => {
+    await trx.updateTable("sessions").set({ revoked_at: clock.now().getTime() }).where("id", "=", sessionId).where("revoked_at", "is", null).execute();
+    afterCommit(() => revocations.sessionEnded(sessionId));
+  });
 }

@@ -30,6 +30,8 @@ export interface SmsChallengeTable {
   consumed_at: number | null;
   /** Set when a newer code was sent to the same phone. */
   superseded_at: number | null;
+  /** Set when the provider refused the SMS: the challenge can never be verified and counts for no cap. */
+  send_failed_at: number | null;
   ip: string | null;
   terms_version: string;
   privacy_version: string;
@@ -39,6 +41,11 @@ export interface SmsChallengeTable {
 export interface SmsThrottleTable {
   phone: string;
   next_send_at: number;
+}
+
+/** One row per client address that asked for a code: locked while its per-address caps are checked and charged. */
+export interface SmsAddressGateTable {
+  ip: string;
 }
 
 export interface SessionTable {
@@ -62,5 +69,6 @@ export interface AuthTables {
   user_agreements: UserAgreementTable;
   sms_challenges: SmsChallengeTable;
   sms_throttle: SmsThrottleTable;
+  sms_address_gate: SmsAddressGateTable;
   sessions: SessionTable;
 }

@@ -4,6 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { DatasetCounts, SourceDescriptor } from "../contract/catalog.ts";
 import { CATALOG_UPDATED, type EventType } from "../contract/events.ts";
 import type { Db } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import type { DatasetMetaSource } from "./dataset-meta.ts";
 import { COUNTRY_SOURCE, ENTITY_KINDS, OPEN_VERSION, changedFields, contentHash, type EntityKind, type EntityName } from "./entities.ts";
@@ -366,7 +367,10 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
     : [];
   const publishedTimes = candidate.sources.map((s) => (s.published_at ? Date.parse(s.published_at) : null)).filter((t): t is number => t !== null);
 
-  await db.transaction().execute(async (trx) => {
+  // Retried whole on a write conflict (db/transaction.ts), so the events are collected afresh each time.
+  const eventCount = await writeTransaction(target.db, async (typed) => {
+    const trx = typed as unknown as Kysely<any>;
+    const events = [...pending];
     await trx.updateTable("catalog_import_lock").set({ holder: options.holder ?? "import", locked_at: now }).where("id", "=", 1).execute();
     const head = await trx.selectFrom("dataset_versions").select((eb) => eb.fn.max("seq").as("seq")).executeTakeFirst();
     if (Number(head?.seq ?? 0) !== (plan.base?.seq ?? 0)) throw new BaseMoved();
@@ -396,18 +400,18 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
       };
       for await (const { record, hash, before } of changedRecords(entity)) {
         batch.push({ ...kind.toRow(record), source: kind.sourceOf(record), dataset_version: version, content_hash: hash, valid_from: seq, valid_to: OPEN_VERSION });
-        if (evented) pending.push(upsertEvent(kind, record, before, version, sourceEffective));
+        if (evented) events.push(upsertEvent(kind, record, before, version, sourceEffective));
         if (batch.length === WRITE_BATCH) await flush();
       }
       await flush();
-      if (evented) for (const before of entity.removed) pending.push(removeEvent(kind, before));
+      if (evented) for (const before of entity.removed) events.push(removeEvent(kind, before));
       options.onProgress?.({ phase: "write", entity: kind.name, done: written + closing.length });
     }
 
     const last = await trx.selectFrom("catalog_changes").select((eb) => eb.fn.max("seq").as("seq")).executeTakeFirst();
     let changeSeq = Number(last?.seq ?? 0);
-    for (let i = 0; i < pending.length; i += WRITE_BATCH) {
-      const rows: ChangeTable[] = pending.slice(i, i + WRITE_BATCH).map((e) => ({
+    for (let i = 0; i < events.length; i += WRITE_BATCH) {
+      const rows: ChangeTable[] = events.slice(i, i + WRITE_BATCH).map((e) => ({
         seq: ++changeSeq,
         event_id: eventIdFor(version, e.type, e.entityId ?? ""),
         type: e.type,
@@ -423,7 +427,7 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
       }));
       await trx.insertInto("catalog_changes").values(rows).execute();
     }
-    options.onProgress?.({ phase: "write", entity: "changes", done: pending.length });
+    options.onProgress?.({ phase: "write", entity: "changes", done: events.length });
 
     await trx
       .insertInto("dataset_versions")
@@ -436,12 +440,13 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
         ingested_at: now,
         sources: JSON.stringify(candidate.sources),
         counts: JSON.stringify(counts),
-        events: pending.length,
+        events: events.length,
         reset_reason: resetReason,
       })
       .execute();
     await trx.updateTable("catalog_import_lock").set({ holder: null, locked_at: null }).where("id", "=", 1).execute();
+    return events.length;
   });
 
-  return { created: true, version, previousVersion: plan.base?.version ?? null, events: pending.length, resetReason, changes, counts };
+  return { created: true, version, previousVersion: plan.base?.version ?? null, events: eventCount, resetReason, changes, counts };
 }

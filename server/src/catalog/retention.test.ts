@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../contract/events.ts";
-import { createApiKey, DeliveryWorker, demoDataset, fanOutAll, importDataset, signIn, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "../testing/index.ts";
+import { createApiKey, DeliveryWorker, ensureAccount, demoDataset, fanOutAll, importDataset, signIn, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "../testing/index.ts";
 import { catalogChangeFeed } from "../webhooks/fanout/catalog-feed.ts";
 import { createSubscription } from "../webhooks/subscriptions/subscriptions.ts";
 import { pruneExpiredChanges } from "./schedule.ts";
@@ -30,6 +30,7 @@ beforeAll(async () => {
   receiver = await startTestReceiver();
   key = (await createApiKey(server, await signIn(server))).headers;
   const env = webhookEnv(server.deps);
+  await ensureAccount(server, "usr_retention00000000000");
   await createSubscription(env, "usr_retention00000000000", { url: `${receiver.url}/hook`, events: [...EVENT_TYPES] });
   // v1..v3 a day apart, fanned out into deliveries that stay queued (no worker yet); v4 and v5 are
   // committed but the fan-out has not read them.

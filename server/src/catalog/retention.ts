@@ -1,4 +1,5 @@
 import type { Db } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 
 /**
  * Change-log retention (docs/catalog.md "Change-log retention"). A version's events are kept while a
@@ -59,12 +60,9 @@ export async function pruneChangeLog(db: Db, input: PruneInput): Promise<{ versi
   if (throughSeq > 0) {
     // Marked before the rows go: from here on /v1/changes refuses a `since` older than throughSeq, so
     // no reader ever sees a half-deleted version.
-    const marked = await db
-      .updateTable("dataset_versions")
-      .set({ changes_pruned_at: input.now })
-      .where("changes_pruned_at", "is", null)
-      .where("seq", "<=", throughSeq)
-      .executeTakeFirst();
+    const marked = await writeTransaction(db, (trx) =>
+      trx.updateTable("dataset_versions").set({ changes_pruned_at: input.now }).where("changes_pruned_at", "is", null).where("seq", "<=", throughSeq).executeTakeFirst(),
+    );
     versions = Number(marked.numUpdatedRows);
   }
   // Deletes the rows of every marked version, including any a crashed run left behind.
@@ -81,9 +79,11 @@ export async function pruneChangeLog(db: Db, input: PruneInput): Promise<{ versi
       .offset(batch - 1)
       .limit(1)
       .executeTakeFirst();
-    let q = db.deleteFrom("catalog_changes").where("version_seq", "<=", pruned);
-    if (boundary) q = q.where("seq", "<=", boundary.seq);
-    const deleted = Number((await q.executeTakeFirst()).numDeletedRows);
+    const deleted = await writeTransaction(db, async (trx) => {
+      let q = trx.deleteFrom("catalog_changes").where("version_seq", "<=", pruned);
+      if (boundary) q = q.where("seq", "<=", boundary.seq);
+      return Number((await q.executeTakeFirst()).numDeletedRows);
+    });
     events += deleted;
     if (!boundary || deleted === 0) break;
   }

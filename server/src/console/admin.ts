@@ -1,5 +1,6 @@
 import { toE164 } from "../auth/phone.ts";
 import type { Db } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 import type { UserTable } from "../auth/tables.ts";
 import type { InvalidationBus } from "../storage/invalidations.ts";
 import type { ConsoleSettings } from "./plans.ts";
@@ -38,7 +39,7 @@ export async function setPlan(
     throw new AdminError(`Unknown plan "${planId}"; plans: ${settings.plans.map((p) => p.id).join(", ")}`);
   }
   const user = await findAccount(db, ref);
-  await db.updateTable("users").set({ plan: planId }).where("id", "=", user.id).execute();
+  await writeTransaction(db, (trx) => trx.updateTable("users").set({ plan: planId }).where("id", "=", user.id).execute());
   await invalidations.publish({ topic: ACCOUNT_CHANGED, id: user.id });
   return { user: { ...user, plan: planId }, previous: user.plan };
 }

@@ -5,6 +5,7 @@ import { API_KEY_PREFIX } from "../contract/api-keys.ts";
 import { toIso, toIsoOrNull } from "../contract/common.ts";
 import type { ApiKeySummary } from "../contract/console.ts";
 import type { Db } from "../db/db.ts";
+import { lockAccount, writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { ApiKeyVerifier } from "../auth/access.ts";
@@ -64,29 +65,34 @@ export function toSummary(row: ApiKeyTable): ApiKeySummary {
 
 /**
  * Creates a key for the account. The full key is returned here only; the database keeps its SHA-256
- * and a display prefix. An account holds at most `maxActive` unrevoked keys (409 beyond).
+ * and a display prefix. An account holds at most `maxActive` unrevoked keys (409 beyond): counted and
+ * inserted under the account's lock, so parallel requests on any instance cannot pass the cap.
  */
 export async function createApiKey(db: Db, clock: Clock, userId: string, name: string, maxActive: number): Promise<{ key: string; item: ApiKeySummary }> {
-  const { n } = await db
-    .selectFrom("api_keys")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("user_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .executeTakeFirstOrThrow();
-  if (Number(n) >= maxActive) throw new AppError("API_KEY_LIMIT_REACHED", `An account can hold ${maxActive} active API keys; revoke one first`);
-  const now = clock.now().getTime();
   const key = generateApiKey();
-  const row: ApiKeyTable = {
-    id: newId("key", now),
-    user_id: userId,
-    name,
-    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
-    key_hash: sha256(key),
-    created_at: now,
-    revoked_at: null,
-    last_used_at: null,
-  };
-  await db.insertInto("api_keys").values(row).execute();
+  const row = await writeTransaction(db, async (trx) => {
+    if (!(await lockAccount(trx, userId))) throw new AppError("UNAUTHORIZED", "The account no longer exists; sign in again");
+    const { n } = await trx
+      .selectFrom("api_keys")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("user_id", "=", userId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= maxActive) throw new AppError("API_KEY_LIMIT_REACHED", `An account can hold ${maxActive} active API keys; revoke one first`);
+    const now = clock.now().getTime();
+    const row: ApiKeyTable = {
+      id: newId("key", now),
+      user_id: userId,
+      name,
+      prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+      key_hash: sha256(key),
+      created_at: now,
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await trx.insertInto("api_keys").values(row).execute();
+    return row;
+  });
   return { key, item: toSummary(row) };
 }
 
@@ -102,12 +108,14 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKeySummary
  * tells the caches again); another account's or an unknown id is NOT_FOUND.
  */
 export async function revokeApiKey(db: Db, clock: Clock, revocations: Pick<CredentialRevocations, "apiKeyRevoked">, userId: string, keyId: string): Promise<void> {
-  const row = await db.selectFrom("api_keys").select(["id", "revoked_at"]).where("id", "=", keyId).where("user_id", "=", userId).executeTakeFirst();
-  if (!row) throw new AppError("NOT_FOUND", "No API key with this id");
-  if (row.revoked_at === null) {
-    await db.updateTable("api_keys").set({ revoked_at: clock.now().getTime() }).where("id", "=", keyId).where("revoked_at", "is", null).execute();
-  }
-  await revocations.apiKeyRevoked(keyId);
+  await writeTransaction(db, async (trx, { afterCommit }) => {
+    const row = await trx.selectFrom("api_keys").select(["id", "revoked_at"]).where("id", "=", keyId).where("user_id", "=", userId).executeTakeFirst();
+    if (!row) throw new AppError("NOT_FOUND", "No API key with this id");
+    if (row.revoked_at === null) {
+      await trx.updateTable("api_keys").set({ revoked_at: clock.now().getTime() }).where("id", "=", keyId).where("revoked_at", "is", null).execute();
+    }
+    afterCommit(() => revocations.apiKeyRevoked(keyId));
+  });
 }
 
 /**
@@ -134,12 +142,15 @@ export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCach
         // Claimed before the write, so concurrent requests here write once; the condition makes
         // instances write once a minute between them.
         known.lastUsedAt = now;
-        await db
-          .updateTable("api_keys")
-          .set({ last_used_at: now })
-          .where("id", "=", known.id)
-          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - LAST_USED_RESOLUTION_MS)]))
-          .execute();
+        const keyId = known.id;
+        await writeTransaction(db, (trx) =>
+          trx
+            .updateTable("api_keys")
+            .set({ last_used_at: now })
+            .where("id", "=", keyId)
+            .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - LAST_USED_RESOLUTION_MS)]))
+            .execute(),
+        );
       }
       return { userId: known.userId, keyId: known.id };
     },

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { toIso } from "../contract/common.ts";
 import { dialectOf, type Db } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 
 /*
  * The quota period is the calendar month in Asia/Shanghai (UTC+8, no daylight saving), and usage days
@@ -64,24 +65,27 @@ export async function addUsage(db: Db, counts: readonly UsageCount[]): Promise<v
   const values = [...counts]
     .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0))
     .map((c) => ({ user_id: c.userId, day: c.day, endpoint: c.endpoint, successes: c.successes, failures: c.failures }));
-  const insert = db.insertInto("usage_daily").values(values);
-  if (dialectOf(db) === "mysql") {
-    await insert
-      .onDuplicateKeyUpdate({
-        successes: sql`successes + VALUES(successes)`,
-        failures: sql`failures + VALUES(failures)`,
-      })
-      .execute();
-  } else {
-    await insert
-      .onConflict((oc) =>
-        oc.columns(["user_id", "day", "endpoint"]).doUpdateSet({
-          successes: sql`usage_daily.successes + excluded.successes`,
-          failures: sql`usage_daily.failures + excluded.failures`,
-        }),
-      )
-      .execute();
-  }
+  // One statement: a retried attempt (writeTransaction) adds the counts once, the aborted one added none.
+  await writeTransaction(db, async (trx) => {
+    const insert = trx.insertInto("usage_daily").values(values);
+    if (dialectOf(trx) === "mysql") {
+      await insert
+        .onDuplicateKeyUpdate({
+          successes: sql`successes + VALUES(successes)`,
+          failures: sql`failures + VALUES(failures)`,
+        })
+        .execute();
+    } else {
+      await insert
+        .onConflict((oc) =>
+          oc.columns(["user_id", "day", "endpoint"]).doUpdateSet({
+            successes: sql`usage_daily.successes + excluded.successes`,
+            failures: sql`usage_daily.failures + excluded.failures`,
+          }),
+        )
+        .execute();
+    }
+  });
 }
 
 /**

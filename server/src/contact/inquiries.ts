@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { API_KEY_PATTERN } from "../contract/api-keys.ts";
 import type { Db } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 
@@ -43,10 +44,7 @@ export async function submitInquiry(
   }
   const now = clock.now().getTime();
   const id = newId("inq", now);
-  await db
-    .insertInto("contact_inquiries")
-    .values({ id, ...input, user_id: sender.userId, ip: sender.ip, created_at: now })
-    .execute();
+  await writeTransaction(db, (trx) => trx.insertInto("contact_inquiries").values({ id, ...input, user_id: sender.userId, ip: sender.ip, created_at: now }).execute());
   return { id };
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { idOf, IsoDate, IsoTime } from "./common.ts";
+import { plainText } from "./text.ts";
 
 /** Console resources on the wire (contract "Console endpoints"; docs/console.md). */
 export const ApiKeySummary = z
@@ -22,7 +23,7 @@ export const API_KEY_NAME_BOUNDS = { min: 1, max: 64 } as const;
 export const NoInput = z.strictObject({}).optional();
 
 export const CreateApiKeyRequest = z
-  .strictObject({ name: z.string().trim().min(API_KEY_NAME_BOUNDS.min).max(API_KEY_NAME_BOUNDS.max) })
+  .strictObject({ name: z.string().trim().min(API_KEY_NAME_BOUNDS.min).max(API_KEY_NAME_BOUNDS.max).check(plainText()) })
   .meta({ id: "CreateApiKeyRequest" });
 export const CreateApiKeyResponse = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "./text.ts";
 
 /** Bounds of the contact form (docs/api.md "Contact"); every field is required. */
 export const CONTACT_BOUNDS = {
@@ -8,14 +9,15 @@ export const CONTACT_BOUNDS = {
   message: { min: 10, max: 5000 },
 } as const;
 
-const trimmed = (min: number, max: number) => z.string().trim().min(min).max(max);
+/** A trimmed single line (name, company) or, `multiline`, a message body; control and bidi-override characters refused. */
+const trimmed = (min: number, max: number, options: { multiline?: boolean } = {}) => z.string().trim().min(min).max(max).check(plainText(options));
 
 export const ContactInquiryInput = z
   .strictObject({
     name: trimmed(CONTACT_BOUNDS.name.min, CONTACT_BOUNDS.name.max),
     email: z.string().trim().max(CONTACT_BOUNDS.email.max).pipe(z.email()),
     company: trimmed(CONTACT_BOUNDS.company.min, CONTACT_BOUNDS.company.max),
-    message: trimmed(CONTACT_BOUNDS.message.min, CONTACT_BOUNDS.message.max),
+    message: trimmed(CONTACT_BOUNDS.message.min, CONTACT_BOUNDS.message.max, { multiline: true }),
   })
   .meta({ id: "ContactInquiryInput" });
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Cursor, IsoTime, idOf } from "./common.ts";
 import { EventPayload, EventType } from "./events.ts";
 import { LIMITS } from "./limits.ts";
+import { plainText } from "./text.ts";
 
 /** Delivery statuses (docs/webhooks.md "Delivery states"). */
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"] as const;
@@ -26,7 +27,8 @@ const unique = <T>(items: T[]) => [...new Set(items)];
 export const SubscriptionEvents = z.array(EventType).min(1, "must name at least one event type").max(50).transform(unique);
 export const SubscriptionCountries = z.array(CountryCode).max(300).transform(unique);
 export const SubscriptionOperators = z.array(OperatorId).max(1000).transform(unique);
-export const WebhookUrl = z.string().min(1).max(2048);
+/** The URL parser would silently drop tabs and line breaks: refuse them (and the rest) instead. */
+export const WebhookUrl = z.string().min(1).max(2048).check(plainText());
 
 /** A subscription as the console shows it; the secret is never part of it. */
 export const WebhookSubscription = z

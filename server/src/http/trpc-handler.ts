@@ -7,6 +7,14 @@ import { toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 
 /**
+ * The most calls one /trpc request may batch; a larger batch is refused whole with 400 before any call
+ * runs (docs/architecture.md "The HTTP edge"). Every call in a batch passes its procedure's own
+ * middleware, rate limits included, exactly as if it came alone. The SDK sends one call per request;
+ * a batching client sets its link's `maxItems` to this or less.
+ */
+export const MAX_BATCH_CALLS = 20;
+
+/**
  * Serves the app router at /trpc with tRPC's fetch adapter: in h3 v2 the event's request already is a
  * web Request. Headers set on the event (cookies) are merged into tRPC's response by h3.
  */
@@ -16,6 +24,7 @@ export function trpcHandler(deps: AppDeps) {
       endpoint: "/trpc",
       req: event.req,
       router: appRouter,
+      maxBatchSize: MAX_BATCH_CALLS,
       createContext: () => createContext(event, deps),
       responseMeta({ errors }) {
         const headers = new Headers({ "cache-control": "no-store", "x-request-id": requestIdOf(event) });

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import cron, { type RunCoordinator, type ScheduledTask } from "node-cron";
 import type { Db } from "../db/db.ts";
 import { dialectOf } from "../db/db.ts";
+import { writeTransaction } from "../db/transaction.ts";
 import type { Logger } from "../log.ts";
 
 /**
@@ -17,15 +18,17 @@ export function databaseRunCoordinator(db: Db, owner: string, now: () => number 
       const at = now();
       if (at - lastPrune > 60_000) {
         lastPrune = at;
-        await db.deleteFrom("cron_runs").where("expires_at", "<", at).execute();
+        await writeTransaction(db, (trx) => trx.deleteFrom("cron_runs").where("expires_at", "<", at).execute());
       }
-      try {
-        await db.insertInto("cron_runs").values({ run_key: key.slice(0, 191), owner: owner.slice(0, 100), expires_at: at + Math.max(ttlMs, 60_000) }).execute();
-        return true;
-      } catch (error) {
-        if (isDuplicateKey(error, dialectOf(db))) return false;
-        throw error;
-      }
+      return writeTransaction(db, async (trx) => {
+        try {
+          await trx.insertInto("cron_runs").values({ run_key: key.slice(0, 191), owner: owner.slice(0, 100), expires_at: at + Math.max(ttlMs, 60_000) }).execute();
+          return true;
+        } catch (error) {
+          if (isDuplicateKey(error, dialectOf(db))) return false;
+          throw error;
+        }
+      });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { randomInt } from "node:crypto";
 import { toE164 } from "../auth/phone.ts";
+import { insertUnlessDuplicate } from "../db/db.ts";
 import type { User } from "../contract/auth.ts";
 import type { TestServer } from "./index.ts";
 
@@ -133,4 +134,16 @@ export async function createApiKey(server: TestServer, owner: Pick<SignedIn, "he
   const { status, body } = await server.json("/console/api-keys", { method: "POST", headers: owner.headers, body: { name } });
   if (status !== 200) throw new Error(`createApiKey: POST /console/api-keys answered ${status} ${JSON.stringify(body)}`);
   return { key: body.data.key, id: body.data.item.id, headers: { "x-api-key": body.data.key } };
+}
+
+/**
+ * An account row with exactly this id (no sign-in flow), for service-level tests that act for an
+ * owner: capped writes lock the owner's row and refuse an account that does not exist.
+ * @example
+ * await ensureAccount(server, "usr_queue0000000000000000");
+ */
+export async function ensureAccount(server: Pick<TestServer, "deps">, userId: string): Promise<void> {
+  const db = server.deps.db;
+  const phone = `+86199${String(randomInt(0, 100_000_000)).padStart(8, "0")}`;
+  await insertUnlessDuplicate(db, db.insertInto("users").values({ id: userId, phone, name: null, plan: "free", created_at: 0 }));
 }

@@ -17,6 +17,7 @@ export {
   agreementOf,
   createApiKey,
   databaseText,
+  ensureAccount,
   lastSmsCode,
   randomPhone,
   readOutbox,

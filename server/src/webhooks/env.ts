@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.ts";
+import { cursorSealOf, type CursorSeal } from "../cursors.ts";
 import type { Db } from "../db/db.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Logger } from "../log.ts";
@@ -15,6 +16,8 @@ export interface WebhookEnv {
   box: SecretBox;
   /** Signalled when deliveries are queued, so an in-process worker starts at once instead of at its next poll. */
   queued: EventEmitter;
+  /** Seals the delivery log's page cursors for their listing (cursors.ts). */
+  cursors: CursorSeal;
 }
 
 const envs = new WeakMap<AppDeps, WebhookEnv>();
@@ -42,6 +45,7 @@ export function webhookEnv(deps: AppDeps): WebhookEnv {
       policy: createUrlPolicy(deps.config.webhookAllowHosts, deps.hostResolver ?? systemResolver),
       box: createSecretBox(webhookSecretsKeys(deps)),
       queued: new EventEmitter(),
+      cursors: cursorSealOf(deps.secrets),
     };
     env.queued.setMaxListeners(100);
     envs.set(deps, env);

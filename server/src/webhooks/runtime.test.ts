@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseRunCoordinator, startCron } from "../jobs/cron.ts";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
 import { ir21Headers } from "./test-helpers.ts";
@@ -13,6 +13,7 @@ import { startTestReceiver } from "../testing/webhook-receiver.ts";
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+  for (const id of ["usr_runtime000000000000", "usr_workerkill0000000000", "usr_workerproc0000000000"]) await ensureAccount(server, id);
 });
 afterAll(() => server.close());
 
@@ -84,35 +85,44 @@ describe("runtime", () => {
     }
   });
 
-  it("a worker process killed mid-delivery loses nothing: another worker completes the delivery after the lease", async () => {
+  it("a worker process killed mid-delivery (kill -9): its subscription's other deliveries flow once its heartbeat lapses, its own after their lease", async () => {
     const receiver = await startTestReceiver();
-    receiver.respond({ hang: true });
+    receiver.respond({ hang: true }, { hang: true });
     const env = webhookEnv(server.deps);
     server.clock.set(Date.now()); // the separate process runs on the real clock
     const userId = "usr_workerkill0000000000";
     const { item } = await createSubscription(env, userId, { url: `${receiver.url}/killed`, events: ["ir21.catalog.updated"] });
-    const { deliveryId } = await queueTestEvent(env, userId, item.id, { version: "v1" });
+    const queued: string[] = [];
+    for (let i = 0; i < 3; i++) queued.push((await queueTestEvent(env, userId, item.id, { version: "v1" })).deliveryId);
     const worker = spawnWorker();
     try {
-      // The separate worker claimed the delivery and is waiting on the (hanging) receiver: kill it there.
-      await until(() => receiver.requests.length === 1, 20_000);
-      worker.child.kill("SIGKILL");
+      // The separate worker holds two (its per-subscription cap) on the (hanging) receiver: kill it there.
+      await until(() => receiver.requests.length === 2, 20_000);
+      process.kill(worker.child.pid!, "SIGKILL");
       await worker.exited;
-      const leased = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirstOrThrow();
-      expect(leased).toMatchObject({ status: "pending", attempts: 0 });
-      expect(leased.lease_until).not.toBeNull();
+      const rows = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "in", queued).execute();
+      const leased = rows.filter((r) => r.lease_until !== null);
+      expect(leased.map((r) => `${r.status}/${r.attempts}`)).toEqual(["pending/0", "pending/0"]);
+      const { alive_until } = await server.deps.db.selectFrom("webhook_workers").select("alive_until").where("owner", "=", leased[0]!.lease_owner!).executeTakeFirstOrThrow();
+      const leaseUntil = Math.min(...leased.map((r) => Number(r.lease_until)));
+      expect(Number(alive_until)).toBeLessThan(leaseUntil);
 
       const survivor = new DeliveryWorker(env, { owner: "survivor" });
-      server.clock.set(Number(leased.lease_until) - 1);
-      expect(await survivor.drain()).toBe(0); // the dead worker's lease still holds
-      server.clock.set(Number(leased.lease_until) + 1);
-      expect(await survivor.drain()).toBe(1);
-      const done = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirstOrThrow();
-      expect(done).toMatchObject({ status: "delivered", response_status: 200 });
-      expect(Number(done.attempts)).toBe(1);
-      const [a, b] = receiver.requests.map((r) => ir21Headers(r.headers).eventId);
-      expect(receiver.requests).toHaveLength(2);
-      expect(b).toBe(a);
+      server.clock.set(Number(alive_until));
+      expect(await survivor.drain()).toBe(0); // the dead worker still counts as alive: its two hold the cap
+      server.clock.set(Number(alive_until) + 1);
+      expect(await survivor.drain()).toBe(1); // the third goes out; the dead worker's two wait for their lease
+      expect(receiver.requests).toHaveLength(3);
+      server.clock.set(leaseUntil - 1);
+      expect(await survivor.drain()).toBe(0);
+      server.clock.set(Math.max(...leased.map((r) => Number(r.lease_until))) + 1);
+      expect(await survivor.drain()).toBe(2);
+      const done = await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "in", queued).execute();
+      expect(done.map((r) => `${r.status}/${r.response_status}/${r.attempts}`)).toEqual(Array(3).fill("delivered/200/1"));
+      // At least once: the two cut off mid-delivery went out again with their event ids.
+      const eventIds = receiver.requests.map((r) => ir21Headers(r.headers).eventId);
+      expect(eventIds).toHaveLength(5);
+      expect(new Set(eventIds).size).toBe(3);
     } catch (error) {
       worker.child.kill("SIGKILL");
       throw new Error(`${(error as Error).message}\n${worker.output()}`);

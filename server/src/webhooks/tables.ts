@@ -127,6 +127,13 @@ export interface WebhookFanoutCursorTable {
   updated_at: number;
 }
 
+/** A delivery worker's heartbeat: it counts as alive (its leases count towards the in-flight cap) until `alive_until`. */
+export interface WebhookWorkerTable {
+  owner: string;
+  alive_until: number;
+  started_at: number;
+}
+
 export interface WebhookTables {
   webhook_subscriptions: WebhookSubscriptionTable;
   webhook_events: WebhookEventTable;
@@ -135,4 +142,5 @@ export interface WebhookTables {
   webhook_fanout_cursors: WebhookFanoutCursorTable;
   webhook_listen_sessions: WebhookListenSessionTable;
   webhook_listen_deliveries: WebhookListenDeliveryTable;
+  webhook_workers: WebhookWorkerTable;
 }

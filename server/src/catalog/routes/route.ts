@@ -1,6 +1,7 @@
 import { getQuery, getRouterParams, type H3, type H3Event } from "h3";
 import type { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
+import { cursorSealOf, listingOf } from "../../cursors.ts";
 import { AppError } from "../../errors.ts";
 import { readJsonBody } from "../../http/body.ts";
 import { fromIssues } from "../../http/errors.ts";
@@ -159,6 +160,11 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
           );
         }
         if (invalid !== null) throw invalid;
+        // Cursors are sealed for their listing and filters (cursors.ts): the handler sees only the
+        // position inside, and hands out positions that are sealed here.
+        const listing = listingOf(endpoint, input as Record<string, unknown>);
+        const cursor = (input as { cursor?: unknown }).cursor;
+        if (typeof cursor === "string") input = { ...(input as object), cursor: cursorSealOf(deps.secrets).open(listing, cursor) };
         const version = await deps.datasetMeta.pinned();
         if (version.seq === 0) throw new AppError("NO_DATASET");
         let reported = version.meta;
@@ -169,6 +175,8 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
         };
         const answer = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => indexesOf(deps).at(version.seq) });
         if (answer instanceof Response) return answer;
+        const next = (answer as { next_cursor?: unknown } | null)?.next_cursor;
+        if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing, next);
         const output = route.output as JsonOutput;
         const schema = access.kind === "anonymous" && output.public ? output.public : output.full;
         // The meta of the version actually read (a later page of a listing may read an older one).

@@ -3,9 +3,11 @@ import * as core from "./0001_core.ts";
 import * as catalog from "./0100_catalog.ts";
 import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
 import * as accounts from "./0200_accounts.ts";
+import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
 import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
 import * as webhookInFlight from "./0401_webhook_in_flight.ts";
+import * as webhookWorkers from "./0402_webhook_workers.ts";
 import * as webhookListen from "./0410_webhook_listen.ts";
 
 /**
@@ -18,8 +20,10 @@ export const migrations: Record<string, Migration> = {
   "0100_catalog": catalog,
   "0101_catalog_change_retention": catalogChangeRetention,
   "0200_accounts": accounts,
+  "0202_sms_send_outcome": smsSendOutcome,
   "0300_console": consoleTables,
   "0400_webhooks": webhooks,
   "0401_webhook_in_flight": webhookInFlight,
+  "0402_webhook_workers": webhookWorkers,
   "0410_webhook_listen": webhookListen,
 };

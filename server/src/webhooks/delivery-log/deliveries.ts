@@ -1,6 +1,8 @@
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { DeliveryStatus, WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
+import { listingOf } from "../../cursors.ts";
+import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import type { WebhookEnv } from "../env.ts";
 import { ownSubscription } from "../subscriptions/subscriptions.ts";
@@ -44,14 +46,14 @@ export function toAttempt(row: WebhookAttemptTable): WebhookAttempt {
   };
 }
 
-/** Opaque cursor: base64url of the last row's sort key (created_at, id). */
-export function encodeCursor(row: { created_at: number; id: string }): string {
+/** The position inside a cursor: base64url of the last row's sort key (created_at, id); sealed for its listing (cursors.ts). */
+export function encodePosition(row: { created_at: number; id: string }): string {
   return Buffer.from(JSON.stringify([Number(row.created_at), row.id])).toString("base64url");
 }
 
-export function decodeCursor(cursor: string): { createdAt: number; id: string } {
+export function decodePosition(position: string): { createdAt: number; id: string } {
   try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
+    const [createdAt, id] = JSON.parse(Buffer.from(position, "base64url").toString("utf8")) as [unknown, unknown];
     if (typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof id === "string" && id.length <= 64) return { createdAt, id };
   } catch {
     // fall through
@@ -74,14 +76,16 @@ export async function listDeliveries(env: WebhookEnv, userId: string, subscripti
   if (input.event_id) filtered = filtered.where("event_id", "=", input.event_id);
   const { n } = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   let page = filtered.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(input.limit + 1);
+  // The account and subscription are part of the listing: a cursor works only where it was issued.
+  const listing = listingOf(`deliveries:${userId}:${subscriptionId}`, { status: input.status, event_id: input.event_id });
   if (input.cursor) {
-    const after = decodeCursor(input.cursor);
+    const after = decodePosition(env.cursors.open(listing, input.cursor));
     page = page.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
   }
   const rows = await page.execute();
   const items = rows.slice(0, input.limit);
   const more = rows.length > input.limit;
-  return { items: items.map(toDelivery), total: Number(n), next_cursor: more ? encodeCursor(items[items.length - 1]!) : null };
+  return { items: items.map(toDelivery), total: Number(n), next_cursor: more ? env.cursors.seal(listing, encodePosition(items[items.length - 1]!)) : null };
 }
 
 async function ownDelivery(env: WebhookEnv, userId: string, subscriptionId: string, deliveryId: string): Promise<WebhookDeliveryTable> {
@@ -116,22 +120,24 @@ export async function getDelivery(env: WebhookEnv, userId: string, subscriptionI
  * an attempt is in flight. Refused (409) while the subscription is disabled: it would only be cancelled.
  */
 export async function retryDeliveries(env: WebhookEnv, userId: string, subscriptionId: string, deliveryIds: string[]): Promise<string[]> {
-  const subscription = await ownSubscription(env.db, userId, subscriptionId);
   const ids = [...new Set(deliveryIds)];
-  const rows = await env.db
-    .selectFrom("webhook_deliveries")
-    .select(["id"])
-    .where("id", "in", ids)
-    .where("subscription_id", "=", subscriptionId)
-    .where("user_id", "=", userId)
-    .execute();
-  if (rows.length !== ids.length) {
-    const known = new Set(rows.map((r) => r.id));
-    throw new AppError("NOT_FOUND", `No delivery with id ${ids.find((id) => !known.has(id))} in this subscription; nothing was queued`);
-  }
-  if (Number(subscription.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before retrying deliveries");
   const now = env.clock.now().getTime();
-  await env.db.transaction().execute(async (trx) => {
+  return writeTransaction(env.db, async (trx, { afterCommit }) => {
+    // Locked, so a concurrent delete or disable either runs after this (and removes or cancels what is
+    // queued here) or before (and this finds no subscription, or a disabled one).
+    const subscription = await ownSubscription(trx, userId, subscriptionId, { lock: true });
+    const rows = await trx
+      .selectFrom("webhook_deliveries")
+      .select(["id"])
+      .where("id", "in", ids)
+      .where("subscription_id", "=", subscriptionId)
+      .where("user_id", "=", userId)
+      .execute();
+    if (rows.length !== ids.length) {
+      const known = new Set(rows.map((r) => r.id));
+      throw new AppError("NOT_FOUND", `No delivery with id ${ids.find((id) => !known.has(id))} in this subscription; nothing was queued`);
+    }
+    if (Number(subscription.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before retrying deliveries");
     await trx
       .updateTable("webhook_deliveries")
       .set((eb) => ({
@@ -154,7 +160,7 @@ export async function retryDeliveries(env: WebhookEnv, userId: string, subscript
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
       .where("next_attempt_at", ">", now)
       .execute();
+    afterCommit(() => env.queued.emit("queued"));
+    return ids;
   });
-  env.queued.emit("queued");
-  return ids;
 }

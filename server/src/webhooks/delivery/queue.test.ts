@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/db.ts";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
-import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
+import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
 import { ir21Headers } from "../test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
@@ -16,6 +16,8 @@ const userId = "usr_queue0000000000000000";
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
   env = webhookEnv(server.deps);
+  await ensureAccount(server, userId);
+  await ensureAccount(server, "usr_fairness000000000000");
 });
 afterAll(() => server.close());
 beforeEach(async () => {
@@ -226,6 +228,44 @@ describe("per-endpoint fairness", () => {
     expect(await claim()).toHaveLength(0);
     // An expired lease no longer counts as in flight.
     expect(await claimDue(server.deps.db, { owner: "w", now: now + 60_001, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 })).toHaveLength(2);
+  });
+
+  it("crash recovery per delivery: a dead worker's deliveries wait for their lease, its subscription's others flow once its heartbeat lapses", async () => {
+    const sub = await subscriptionWith(`${receiver.url}/after-crash`, 5);
+    const start = server.clock.now().getTime();
+    // A worker claims two (the cap) and dies without a word: no result, no heartbeat after this claim.
+    const dead = await claimDue(server.deps.db, { owner: "dies", now: start, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2, aliveMs: 10_000 });
+    expect(dead).toHaveLength(2);
+    const survivor = new DeliveryWorker(env, { owner: "survives", endpointConcurrency: 2 });
+
+    // While the dead worker's heartbeat holds, it could be a live, slow worker: its two hold the cap.
+    server.clock.set(start + 10_000);
+    expect(await survivor.drain()).toBe(0);
+    // Its heartbeat lapses (10 s, far before the 60 s lease): the three others go out, its two wait.
+    server.clock.set(start + 10_001);
+    expect(await survivor.drain()).toBe(3);
+    const rows = await server.deps.db.selectFrom("webhook_deliveries").select(["id", "status", "attempts"]).where("subscription_id", "=", sub.id).execute();
+    const deadIds = dead.map((c) => c.deliveryId);
+    expect(rows.filter((r) => !deadIds.includes(r.id)).map((r) => r.status)).toEqual(["delivered", "delivered", "delivered"]);
+    expect(rows.filter((r) => deadIds.includes(r.id)).map((r) => `${r.status}/${r.attempts}`)).toEqual(["pending/0", "pending/0"]);
+    expect(receiver.requests).toHaveLength(3);
+    // Its own two are retried once their lease ends, not before.
+    server.clock.set(start + 59_999);
+    expect(await survivor.drain()).toBe(0);
+    server.clock.set(start + 60_001);
+    expect(await survivor.drain()).toBe(2);
+    expect(receiver.requests).toHaveLength(5);
+  });
+
+  it("a live worker keeps its slots however long its attempts take: its heartbeat holds them", async () => {
+    await subscriptionWith(`${receiver.url}/slow-but-alive`, 3);
+    const start = server.clock.now().getTime();
+    const claim = (owner: string, now: number) => claimDue(server.deps.db, { owner, now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2, aliveMs: 10_000 });
+    expect(await claim("slow", start)).toHaveLength(2);
+    for (const at of [start + 9_000, start + 18_000, start + 27_000]) {
+      await heartbeat(server.deps.db, { owner: "slow", now: at, aliveMs: 10_000 });
+      expect(await claim("other", at + 5_000)).toHaveLength(0);
+    }
   });
 
   it("a receiver that hangs until the timeout holds only its cap of lanes: a healthy receiver's deliveries all go out meanwhile", async () => {

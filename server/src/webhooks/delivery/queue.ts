@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/db.ts";
 import { dialectOf } from "../../db/db.ts";
+import { writeTransaction } from "../../db/transaction.ts";
 import { newId } from "../../ids.ts";
 import type { DeliveryStatus } from "../../contract/webhooks.ts";
 
@@ -25,10 +26,42 @@ export interface Claim {
 const CANDIDATES_PER_CLAIM = 4;
 
 /**
+ * How long a worker counts as alive after its last claim or heartbeat, unless told otherwise
+ * (docs/webhooks.md "Crash recovery"): a worker beats every {@link HEARTBEAT_EVERY_MS} of real time, so
+ * a live one never lapses; a dead one stops blocking its subscriptions' other deliveries this long
+ * after its last beat.
+ */
+export const WORKER_ALIVE_MS = 10_000;
+export const HEARTBEAT_EVERY_MS = 2_000;
+
+/**
+ * Records that `owner` is alive until `now + aliveMs` (creating its row on the first beat). Part of
+ * every claim, and beaten by a running worker in between, so in-flight deliveries of a live worker
+ * always count towards their subscription's cap.
+ */
+export async function heartbeat(db: Db, input: { owner: string; now: number; aliveMs?: number }): Promise<void> {
+  const aliveUntil = input.now + (input.aliveMs ?? WORKER_ALIVE_MS);
+  await writeTransaction(db, async (trx) => {
+    const insert = trx.insertInto("webhook_workers").values({ owner: input.owner, alive_until: aliveUntil, started_at: input.now });
+    if (dialectOf(trx) === "mysql") await insert.onDuplicateKeyUpdate({ alive_until: aliveUntil }).execute();
+    else await insert.onConflict((oc) => oc.column("owner").doUpdateSet({ alive_until: aliveUntil })).execute();
+  });
+}
+
+/** A worker that stops cleanly leaves: its row goes (its deliveries have finished and recorded). */
+export async function retireWorker(db: Db, owner: string): Promise<void> {
+  await writeTransaction(db, (trx) => trx.deleteFrom("webhook_workers").where("owner", "=", owner).execute());
+}
+
+/**
  * Claims up to `limit` due deliveries for `owner` until `now + leaseMs`, oldest first, while keeping
- * every subscription at or below `maxInFlightPerSubscription` deliveries in flight (leased and not
- * expired) across all workers (docs/webhooks.md "Fairness"): a subscription at its cap is skipped, so a
- * slow receiver cannot take every lane. Without the cap option, nothing is skipped.
+ * every subscription at or below `maxInFlightPerSubscription` deliveries in flight across all workers
+ * (docs/webhooks.md "Fairness"): a subscription at its cap is skipped, so a slow receiver cannot take
+ * every lane. Without the cap option, nothing is skipped. In flight means pending, leased, and leased
+ * by a worker that is alive (its heartbeat has not lapsed): a dead worker's deliveries wait for their
+ * lease to expire, but from the moment its heartbeat lapses they no longer hold their subscription's
+ * slots, so its other deliveries flow (docs/webhooks.md "Crash recovery"). The claim also beats the
+ * owner's heartbeat, `aliveMs` (default {@link WORKER_ALIVE_MS}).
  *
  * SQLite has one writer at a time: a single UPDATE ... WHERE id IN (subquery) RETURNING counts and
  * claims atomically, so the cap is exact, across processes too. MySQL/MariaDB: in one transaction,
@@ -38,19 +71,24 @@ const CANDIDATES_PER_CLAIM = 4;
  * same subscription can each fill its remaining slots: the bound is the cap per claim running at that
  * instant (at most workers × cap), which the next claims then respect again.
  */
-export async function claimDue(db: Db, input: { owner: string; now: number; leaseMs: number; limit: number; maxInFlightPerSubscription?: number }): Promise<Claim[]> {
+export async function claimDue(
+  db: Db,
+  input: { owner: string; now: number; leaseMs: number; limit: number; maxInFlightPerSubscription?: number; aliveMs?: number },
+): Promise<Claim[]> {
   if (input.limit <= 0) return [];
   const leaseUntil = input.now + input.leaseMs;
   const cap = input.maxInFlightPerSubscription ?? Number.MAX_SAFE_INTEGER;
   const window = input.limit * CANDIDATES_PER_CLAIM;
 
-  if (dialectOf(db) === "mysql") {
-    return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
+    await heartbeat(trx, { owner: input.owner, now: input.now, aliveMs: input.aliveMs });
+    if (dialectOf(trx) === "mysql") {
       const busyRows = await trx
         .selectFrom("webhook_deliveries")
         .select(["subscription_id", (eb) => eb.fn.countAll<number>().as("n")])
         .where("lease_until", ">=", input.now)
         .where("status", "=", "pending")
+        .where("lease_owner", "in", (eb) => eb.selectFrom("webhook_workers").select("owner").where("alive_until", ">=", input.now))
         .groupBy("subscription_id")
         .execute();
       const busy = new Map(busyRows.map((r) => [r.subscription_id, Number(r.n)]));
@@ -78,37 +116,39 @@ export async function claimDue(db: Db, input: { owner: string; now: number; leas
         .where("id", "in", rows.map((r) => r.id))
         .execute();
       return rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token) + 1, leaseUntil }));
-    });
-  }
+    }
 
-  // busy: in flight per subscription; candidates: the oldest due rows of subscriptions below the cap;
-  // a candidate is taken when its rank within its subscription still fits under the cap.
-  const claimed = await sql<{ id: string; subscription_id: string; lease_token: number }>`
-    UPDATE webhook_deliveries
-    SET lease_owner = ${input.owner}, lease_until = ${leaseUntil}, lease_token = lease_token + 1
-    WHERE id IN (
-      WITH busy AS (
-        SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
-        WHERE lease_until >= ${input.now} AND status = 'pending'
-        GROUP BY subscription_id
-      ),
-      candidates AS (
-        SELECT id, subscription_id, next_attempt_at FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= ${input.now}
-          AND (lease_until IS NULL OR lease_until < ${input.now})
-          AND subscription_id NOT IN (SELECT subscription_id FROM busy WHERE n >= ${cap})
-        ORDER BY next_attempt_at
-        LIMIT ${window}
-      ),
-      ranked AS (
-        SELECT c.id, c.next_attempt_at,
-          COALESCE(b.n, 0) + ROW_NUMBER() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at, c.id) AS slot
-        FROM candidates c LEFT JOIN busy b ON b.subscription_id = c.subscription_id
+    // busy: in flight per subscription (leased by a live worker); candidates: the oldest due rows of
+    // subscriptions below the cap; a candidate is taken when its rank within its subscription still
+    // fits under the cap.
+    const claimed = await sql<{ id: string; subscription_id: string; lease_token: number }>`
+      UPDATE webhook_deliveries
+      SET lease_owner = ${input.owner}, lease_until = ${leaseUntil}, lease_token = lease_token + 1
+      WHERE id IN (
+        WITH busy AS (
+          SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
+          WHERE lease_until >= ${input.now} AND status = 'pending'
+            AND lease_owner IN (SELECT owner FROM webhook_workers WHERE alive_until >= ${input.now})
+          GROUP BY subscription_id
+        ),
+        candidates AS (
+          SELECT id, subscription_id, next_attempt_at FROM webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at <= ${input.now}
+            AND (lease_until IS NULL OR lease_until < ${input.now})
+            AND subscription_id NOT IN (SELECT subscription_id FROM busy WHERE n >= ${cap})
+          ORDER BY next_attempt_at
+          LIMIT ${window}
+        ),
+        ranked AS (
+          SELECT c.id, c.next_attempt_at,
+            COALESCE(b.n, 0) + ROW_NUMBER() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at, c.id) AS slot
+          FROM candidates c LEFT JOIN busy b ON b.subscription_id = c.subscription_id
+        )
+        SELECT id FROM ranked WHERE slot <= ${cap} ORDER BY next_attempt_at LIMIT ${input.limit}
       )
-      SELECT id FROM ranked WHERE slot <= ${cap} ORDER BY next_attempt_at LIMIT ${input.limit}
-    )
-    RETURNING id, subscription_id, lease_token`.execute(db);
-  return claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
+      RETURNING id, subscription_id, lease_token`.execute(trx);
+    return claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
+  });
 }
 
 export interface AttemptRecord {
@@ -134,7 +174,7 @@ export interface Outcome {
  * it, or the delivery was cancelled meanwhile). Returns whether it was written.
  */
 export async function completeAttempt(db: Db, claim: Claim, input: { now: number; attemptNo: number; attempt: AttemptRecord; outcome: Outcome }): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const updated = await trx
       .updateTable("webhook_deliveries")
       .set({
@@ -178,13 +218,15 @@ export async function completeAttempt(db: Db, claim: Claim, input: { now: number
 
 /** Cancels a claimed delivery whose subscription is gone or disabled, under the same fence. */
 export async function cancelClaimed(db: Db, claim: Claim, input: { now: number; reason: string }): Promise<boolean> {
-  const updated = await db
-    .updateTable("webhook_deliveries")
-    .set({ status: "cancelled", next_attempt_at: null, last_error: input.reason, lease_owner: null, lease_until: null, updated_at: input.now })
-    .where("id", "=", claim.deliveryId)
-    .where("lease_token", "=", claim.token)
-    .where("status", "=", "pending")
-    .executeTakeFirst();
+  const updated = await writeTransaction(db, (trx) =>
+    trx
+      .updateTable("webhook_deliveries")
+      .set({ status: "cancelled", next_attempt_at: null, last_error: input.reason, lease_owner: null, lease_until: null, updated_at: input.now })
+      .where("id", "=", claim.deliveryId)
+      .where("lease_token", "=", claim.token)
+      .where("status", "=", "pending")
+      .executeTakeFirst(),
+  );
   return Number(updated.numUpdatedRows) === 1;
 }
 
@@ -193,13 +235,17 @@ export async function cancelClaimed(db: Db, claim: Claim, input: { now: number; 
  * free; the sweep makes the state visible and returns how many there were, for the log.
  */
 export async function releaseExpiredLeases(db: Db, now: number): Promise<number> {
-  const result = await db
-    .updateTable("webhook_deliveries")
-    .set({ lease_owner: null, lease_until: null })
-    .where("status", "=", "pending")
-    .where("lease_until", "<", now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return writeTransaction(db, async (trx) => {
+    const result = await trx
+      .updateTable("webhook_deliveries")
+      .set({ lease_owner: null, lease_until: null })
+      .where("status", "=", "pending")
+      .where("lease_until", "<", now)
+      .executeTakeFirst();
+    // Workers dead for longer than any lease hold nothing any more: forget them.
+    await trx.deleteFrom("webhook_workers").where("alive_until", "<", now - 24 * 3600_000).execute();
+    return Number(result.numUpdatedRows);
+  });
 }
 
 /** Finished deliveries (and their attempts and events) are kept this long for the console's history. */
@@ -222,7 +268,7 @@ export async function purgeFinishedDeliveries(db: Db, input: { now: number; rete
   if (old.length === 0) return 0;
   const ids = old.map((r) => r.id);
   const eventIds = [...new Set(old.map((r) => r.event_id))];
-  await db.transaction().execute(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
     await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
     await trx

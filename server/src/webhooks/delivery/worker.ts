@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { claimDue, cancelClaimed, completeAttempt, type Claim } from "./queue.ts";
+import { claimDue, cancelClaimed, completeAttempt, heartbeat, HEARTBEAT_EVERY_MS, retireWorker, WORKER_ALIVE_MS, type Claim } from "./queue.ts";
 import { nextRetryDelayMs } from "./schedule.ts";
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
 import { deliveryHeaders } from "./signing.ts";
@@ -28,6 +28,12 @@ export interface DeliveryWorkerOptions {
   endpointConcurrency?: number;
   /** Real-time pause between polls when the queue is empty (an in-process enqueue wakes it early). */
   pollIntervalMs?: number;
+  /**
+   * How long after its last heartbeat (by the injected clock) this worker still counts as alive, so
+   * that its leases hold their subscriptions' slots (docs/webhooks.md "Crash recovery"). Default
+   * {@link WORKER_ALIVE_MS}; a started worker beats every {@link HEARTBEAT_EVERY_MS} of real time.
+   */
+  aliveMs?: number;
   limits?: Partial<SendLimits>;
   /** Jitter source, 0 <= x < 1 (tests pin it). */
   random?: () => number;
@@ -55,6 +61,8 @@ export class DeliveryWorker {
   readonly #perSubscription = new Map<string, number>();
   #stopping = false;
   #wake: (() => void) | null = null;
+  #heartbeat: NodeJS.Timeout | null = null;
+  #lastBeat: Promise<unknown> = Promise.resolve();
   /**
    * Set by an enqueue signal or a delivery finishing: a claim that started before it may have missed
    * rows (or a free lane), so the loop looks again instead of waiting for the next poll.
@@ -84,6 +92,7 @@ export class DeliveryWorker {
       concurrency,
       endpointConcurrency,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
+      aliveMs: options.aliveMs ?? WORKER_ALIVE_MS,
       random: options.random ?? Math.random,
       ca: options.ca,
       limits: options.limits,
@@ -103,6 +112,7 @@ export class DeliveryWorker {
       leaseMs: this.#options.leaseMs,
       limit,
       maxInFlightPerSubscription: this.#options.endpointConcurrency,
+      aliveMs: this.#options.aliveMs,
     });
   }
 
@@ -264,6 +274,14 @@ export class DeliveryWorker {
     if (this.#loop) return;
     this.#stopping = false;
     this.#env.queued.on("queued", this.#onQueued);
+    // Between claims the worker still says it is alive, so the deliveries it has on the wire keep
+    // holding their subscriptions' slots however long they take.
+    const beat = () =>
+      (this.#lastBeat = heartbeat(this.#env.db, { owner: this.owner, now: this.#env.clock.now().getTime(), aliveMs: this.#options.aliveMs }).catch((error: unknown) =>
+        this.#env.log.warn({ err: error, owner: this.owner }, "webhook worker heartbeat failed"),
+      ));
+    void beat();
+    this.#heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
     this.#loop = (async () => {
       while (!this.#stopping) {
         const free = this.#options.concurrency - this.#inFlight.size;
@@ -298,5 +316,12 @@ export class DeliveryWorker {
     this.#wake?.();
     await this.#loop;
     this.#loop = null;
+    if (this.#heartbeat) {
+      clearInterval(this.#heartbeat);
+      this.#heartbeat = null;
+      await this.#lastBeat;
+      // Its deliveries have finished and recorded: it holds nothing, and says so.
+      await retireWorker(this.#env.db, this.owner).catch((error: unknown) => this.#env.log.warn({ err: error, owner: this.owner }, "webhook worker could not retire"));
+    }
   }
 }

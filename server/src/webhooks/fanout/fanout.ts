@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { CATALOG_UPDATED, type EventPayload } from "../../contract/events.ts";
 import type { Db } from "../../db/db.ts";
+import { writeTransaction } from "../../db/transaction.ts";
 import { dialectOf } from "../../db/db.ts";
 import { newId } from "../../ids.ts";
 import type { WebhookEnv } from "../env.ts";
@@ -55,7 +56,7 @@ const CHUNK = 200;
 export async function fanOutOnce(env: WebhookEnv, feed: ChangeFeed, options: { batchSize?: number } = {}): Promise<{ events: number; deliveries: number }> {
   const batchSize = options.batchSize ?? 500;
   const mysql = dialectOf(env.db) === "mysql";
-  const result = await env.db.transaction().execute(async (trx) => {
+  return writeTransaction(env.db, async (trx, { afterCommit }) => {
     const now = env.clock.now().getTime();
     await trx
       .insertInto("webhook_fanout_cursors")
@@ -73,8 +74,15 @@ export async function fanOutOnce(env: WebhookEnv, feed: ChangeFeed, options: { b
     const changes = await feed.readAfter(trx, Number(cursor.last_seq), batchSize);
     if (changes.length === 0) return { events: 0, deliveries: 0 };
 
+    // Shared locks on MySQL/MariaDB: a subscription deleted or disabled meanwhile waits for this
+    // transaction (and then removes or cancels its deliveries) instead of leaving them behind it.
     const subscriptions: SubscriptionFilter[] = (
-      await trx.selectFrom("webhook_subscriptions").select(["id", "user_id", "events", "countries", "operators"]).where("enabled", "=", 1).execute()
+      await trx
+        .selectFrom("webhook_subscriptions")
+        .select(["id", "user_id", "events", "countries", "operators"])
+        .where("enabled", "=", 1)
+        .$call((qb) => (mysql ? qb.modifyEnd(sql`lock in share mode`) : qb))
+        .execute()
     ).map((s) => ({
       id: s.id,
       userId: s.user_id,
@@ -110,10 +118,9 @@ export async function fanOutOnce(env: WebhookEnv, feed: ChangeFeed, options: { b
       .set({ last_seq: changes[changes.length - 1]!.seq, updated_at: now })
       .where("name", "=", feed.name)
       .execute();
+    if (deliveries.length > 0) afterCommit(() => env.queued.emit("queued"));
     return { events: changes.length, deliveries: deliveries.length };
   });
-  if (result.deliveries > 0) env.queued.emit("queued");
-  return result;
 }
 
 /** Fans out until the feed is exhausted (bounded), returning the totals. */

@@ -3,10 +3,12 @@ import { toIso } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
 import { dialectOf, type Db } from "../../db/db.ts";
+import { listingOf } from "../../cursors.ts";
+import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { keptBody, keptHeaders, redactSecrets } from "../delivery/answer.ts";
-import { decodeCursor, encodeCursor, toAttempt } from "../delivery-log/deliveries.ts";
+import { decodePosition, encodePosition, toAttempt } from "../delivery-log/deliveries.ts";
 import { sampleEvent, scopeOf } from "../delivery-log/sample-events.ts";
 import type { WebhookEnv } from "../env.ts";
 import type { WebhookListenDeliveryTable } from "../tables.ts";
@@ -58,27 +60,32 @@ export function newListenDelivery(input: { sessionId: string; userId: string; ev
 /** Inserts deliveries; one that already exists (same session and event: a fan-out rerun) is skipped. */
 export async function insertListenDeliveries(db: Db, rows: WebhookListenDeliveryTable[]): Promise<void> {
   const mysql = dialectOf(db) === "mysql";
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await db
-      .insertInto("webhook_listen_deliveries")
-      .values(rows.slice(i, i + CHUNK))
-      // No INSERT IGNORE on MySQL: it would also turn data errors into warnings.
-      .$call((qb) => (mysql ? qb.onDuplicateKeyUpdate({ id: sql`id` }) : qb.onConflict((oc) => oc.columns(["session_id", "event_id"]).doNothing())))
-      .execute();
-  }
+  await writeTransaction(db, async (trx) => {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await trx
+        .insertInto("webhook_listen_deliveries")
+        .values(rows.slice(i, i + CHUNK))
+        // No INSERT IGNORE on MySQL: it would also turn data errors into warnings.
+        .$call((qb) => (mysql ? qb.onDuplicateKeyUpdate({ id: sql`id` }) : qb.onConflict((oc) => oc.columns(["session_id", "event_id"]).doNothing())))
+        .execute();
+    }
+  });
 }
 
 /** Fails a session's deliveries not yet sent (the session ended, or its buffer is full). */
 export async function failUnsent(db: Db, input: { sessionIds?: string[]; ids?: string[]; now: number; error: string }): Promise<number> {
-  let query = db
-    .updateTable("webhook_listen_deliveries")
-    .set({ status: "failed", last_error: input.error.slice(0, 1024), updated_at: input.now })
-    .where("status", "=", "pending")
-    .where("sent_at", "is", null);
-  if (input.sessionIds) query = query.where("session_id", "in", input.sessionIds);
-  if (input.ids) query = query.where("id", "in", input.ids);
   if (!input.sessionIds?.length && !input.ids?.length) return 0;
-  return Number((await query.executeTakeFirst()).numUpdatedRows);
+  const updated = await writeTransaction(db, (trx) => {
+    let query = trx
+      .updateTable("webhook_listen_deliveries")
+      .set({ status: "failed", last_error: input.error.slice(0, 1024), updated_at: input.now })
+      .where("status", "=", "pending")
+      .where("sent_at", "is", null);
+    if (input.sessionIds?.length) query = query.where("session_id", "in", input.sessionIds);
+    if (input.ids?.length) query = query.where("id", "in", input.ids);
+    return query.executeTakeFirst();
+  });
+  return Number(updated.numUpdatedRows);
 }
 
 /** Deliveries of these sessions waiting to be sent, oldest first. */
@@ -112,13 +119,15 @@ export async function unreportedCounts(db: Db, sessionIds: string[]): Promise<Ma
 
 /** Takes a delivery for sending (once: a concurrent holder loses), counting the attempt. */
 export async function markSent(db: Db, id: string, now: number): Promise<boolean> {
-  const updated = await db
-    .updateTable("webhook_listen_deliveries")
-    .set((eb) => ({ sent_at: now, attempts: eb("attempts", "+", 1), updated_at: now }))
-    .where("id", "=", id)
-    .where("status", "=", "pending")
-    .where("sent_at", "is", null)
-    .executeTakeFirst();
+  const updated = await writeTransaction(db, (trx) =>
+    trx
+      .updateTable("webhook_listen_deliveries")
+      .set((eb) => ({ sent_at: now, attempts: eb("attempts", "+", 1), updated_at: now }))
+      .where("id", "=", id)
+      .where("status", "=", "pending")
+      .where("sent_at", "is", null)
+      .executeTakeFirst(),
+  );
   return Number(updated.numUpdatedRows) === 1;
 }
 
@@ -142,7 +151,7 @@ async function finishAttempt(
   result: { now: number; status: number | null; durationMs: number; error: string | null; headers: Record<string, string> | null; body: string | null; truncated: boolean },
 ): Promise<boolean> {
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const updated = await trx
       .updateTable("webhook_listen_deliveries")
       .set({ status: ok ? "delivered" : "failed", sent_at: null, response_status: result.status, last_error: ok ? null : result.error, updated_at: result.now })
@@ -275,13 +284,15 @@ export async function listListenDeliveries(env: WebhookEnv, userId: string, sess
   if (input.event_id) filtered = filtered.where("event_id", "=", input.event_id);
   const { n } = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   let page = filtered.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(input.limit + 1);
+  // A cursor works only for the listing it was issued for (cursors.ts).
+  const listing = listingOf(`listen-deliveries:${userId}:${sessionId}`, { status: input.status, event_id: input.event_id });
   if (input.cursor) {
-    const after = decodeCursor(input.cursor);
+    const after = decodePosition(env.cursors.open(listing, input.cursor));
     page = page.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
   }
   const rows = await page.execute();
   const items = rows.slice(0, input.limit);
-  return { items: items.map(toListenDelivery), total: Number(n), next_cursor: rows.length > input.limit ? encodeCursor(items.at(-1)!) : null };
+  return { items: items.map(toListenDelivery), total: Number(n), next_cursor: rows.length > input.limit ? env.cursors.seal(listing, encodePosition(items.at(-1)!)) : null };
 }
 
 /** One delivery with its attempts (what the local receiver answered) and the event as sent. */

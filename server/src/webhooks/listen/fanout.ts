@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/transaction.ts";
 import type { WebhookEnv } from "../env.ts";
 import { matches, type ChangeFeed } from "../fanout/fanout.ts";
 import type { WebhookListenDeliveryTable } from "../tables.ts";
@@ -13,7 +14,7 @@ import { insertListenDeliveries, newListenDelivery } from "./deliveries.ts";
 export async function fanOutToListenSessions(env: WebhookEnv, feed: ChangeFeed, options: { batchSize?: number } = {}): Promise<{ events: number; deliveries: number; sessionIds: string[] }> {
   const batchSize = options.batchSize ?? 500;
   const now = env.clock.now().getTime();
-  return env.db.transaction().execute(async (trx) => {
+  return writeTransaction(env.db, async (trx) => {
     const sessions = (
       await trx
         .selectFrom("webhook_listen_sessions")

@@ -1,10 +1,9 @@
-import type { Transaction } from "kysely";
 import { lastChangeSeq } from "../../catalog/changes.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import { EVENT_TYPES, type EventType } from "../../contract/events.ts";
 import type { ListenSession } from "../../contract/webhooks.ts";
-import type { Database } from "../../db/schema.ts";
-import { dialectOf, type Db } from "../../db/db.ts";
+import type { Db } from "../../db/db.ts";
+import { lockAccount, writeTransaction, type WriteTrx } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { generateSecret } from "../delivery/signing.ts";
@@ -54,14 +53,14 @@ export async function ownListenSession(db: Db, userId: string, id: string): Prom
 
 /**
  * Makes the write (which opens one session of the account) only if the account then has at most
- * `cap` open sessions, atomically under parallel opens on both databases: on MySQL/MariaDB the
- * account's row is locked first (FOR UPDATE), so opens of one account run one after the other; on
- * SQLite the write comes first, which takes the database's single write lock before the count reads.
- * Over the cap, the transaction rolls back and nothing is written.
+ * `cap` open sessions, atomically under parallel opens on any instances and both databases: the
+ * account is locked first (db/transaction.ts `lockAccount`: its row FOR UPDATE on MySQL/MariaDB, the
+ * write lock on SQLite), so opens of one account run one after the other and each counts what the
+ * previous ones committed. Over the cap, the transaction rolls back and nothing is written.
  */
-async function withinSessionCap(db: Db, userId: string, cap: number, now: number, write: (trx: Transaction<Database>) => Promise<boolean>): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    if (dialectOf(db) === "mysql") await trx.selectFrom("users").select("id").where("id", "=", userId).forUpdate().executeTakeFirst();
+async function withinSessionCap(db: Db, userId: string, cap: number, now: number, write: (trx: WriteTrx) => Promise<boolean>): Promise<boolean> {
+  return writeTransaction(db, async (trx) => {
+    if (!(await lockAccount(trx, userId))) throw new AppError("UNAUTHORIZED", "Sign in to use the console");
     if (!(await write(trx))) return false;
     const { n } = await trx
       .selectFrom("webhook_listen_sessions")
@@ -152,16 +151,18 @@ export async function resumeListenSession(
  * Returns whether it was open.
  */
 export async function endListenSession(db: Db, input: { id: string; reason: EndReason; now: number; holder?: string }): Promise<boolean> {
-  let query = db
-    .updateTable("webhook_listen_sessions")
-    .set({ status: "ended", ended_at: input.now, end_reason: input.reason, holder: null, lease_until: null, updated_at: input.now })
-    .where("id", "=", input.id)
-    .where("status", "=", "open");
-  if (input.holder !== undefined) query = query.where("holder", "=", input.holder);
-  const updated = await query.executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) return false;
-  await failUnsent(db, { sessionIds: [input.id], now: input.now, error: `stream_closed: the session ended (${input.reason}) before this delivery was sent` });
-  return true;
+  return writeTransaction(db, async (trx) => {
+    let query = trx
+      .updateTable("webhook_listen_sessions")
+      .set({ status: "ended", ended_at: input.now, end_reason: input.reason, holder: null, lease_until: null, updated_at: input.now })
+      .where("id", "=", input.id)
+      .where("status", "=", "open");
+    if (input.holder !== undefined) query = query.where("holder", "=", input.holder);
+    const updated = await query.executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) return false;
+    await failUnsent(trx, { sessionIds: [input.id], now: input.now, error: `stream_closed: the session ended (${input.reason}) before this delivery was sent` });
+    return true;
+  });
 }
 
 /**
@@ -169,9 +170,11 @@ export async function endListenSession(db: Db, input: { id: string; reason: EndR
  * be resumed. Returns whether it was open (its holder is then told to close the stream).
  */
 export async function endListenSessionForGood(db: Db, input: { id: string; now: number }): Promise<boolean> {
-  if (await endListenSession(db, { id: input.id, reason: "ended", now: input.now })) return true;
-  await db.updateTable("webhook_listen_sessions").set({ end_reason: "ended", updated_at: input.now }).where("id", "=", input.id).where("status", "=", "ended").execute();
-  return false;
+  return writeTransaction(db, async (trx) => {
+    if (await endListenSession(trx, { id: input.id, reason: "ended", now: input.now })) return true;
+    await trx.updateTable("webhook_listen_sessions").set({ end_reason: "ended", updated_at: input.now }).where("id", "=", input.id).where("status", "=", "ended").execute();
+    return false;
+  });
 }
 
 /** Newest first: open sessions and those that ended within the retention period. */
@@ -185,5 +188,5 @@ export async function listListenSessions(env: WebhookEnv, userId: string): Promi
 /** The holder keeps its sessions alive. */
 export async function renewLeases(db: Db, input: { ids: string[]; holder: string; until: number }): Promise<void> {
   if (input.ids.length === 0) return;
-  await db.updateTable("webhook_listen_sessions").set({ lease_until: input.until }).where("id", "in", input.ids).where("holder", "=", input.holder).where("status", "=", "open").execute();
+  await writeTransaction(db, (trx) => trx.updateTable("webhook_listen_sessions").set({ lease_until: input.until }).where("id", "in", input.ids).where("holder", "=", input.holder).where("status", "=", "open").execute());
 }

@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/transaction.ts";
 import type { WebhookEnv } from "../env.ts";
 import { failUnreported } from "./deliveries.ts";
 import { endListenSession } from "./sessions.ts";
@@ -27,7 +28,7 @@ export async function sweepListenSessions(env: WebhookEnv, settings: ListenSetti
     .execute();
   if (old.length) {
     const ids = old.map((s) => s.id);
-    await env.db.transaction().execute(async (trx) => {
+    await writeTransaction(env.db, async (trx) => {
       await trx
         .deleteFrom("webhook_attempts")
         .where("delivery_id", "in", (eb) => eb.selectFrom("webhook_listen_deliveries").select("id").where("session_id", "in", ids))

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
 import { rekeyCommand } from "../commands.ts";
 import { webhookEnv } from "../env.ts";
@@ -23,6 +23,7 @@ const otherSessionSecret = randomBytes(32).toString("hex");
 beforeAll(async () => {
   // The server as it ran before WEBHOOK_SECRETS_KEY existed: secrets sealed under SESSION_SECRET.
   legacy = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+  await ensureAccount(legacy, userId);
   receiver = await startTestReceiver();
 });
 afterAll(async () => {

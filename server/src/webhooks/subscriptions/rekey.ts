@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/transaction.ts";
 import type { WebhookEnv } from "../env.ts";
 
 export interface RekeyReport {
@@ -65,15 +66,16 @@ async function rekeyOne(
     return "unreadable";
   }
   if (main.current && (previous === null || previous.current)) return "current";
-  const updated = await env.db
-    .updateTable("webhook_subscriptions")
-    .set({
-      secret_sealed: main.current ? row.secret_sealed : env.box.seal(main.secret, row.id),
-      previous_secret_sealed: previous === null || previous.current ? row.previous_secret_sealed : env.box.seal(previous.secret, row.id),
-    })
-    .where("id", "=", row.id)
-    .where("secret_sealed", "=", row.secret_sealed)
-    .where((eb) => (row.previous_secret_sealed === null ? eb("previous_secret_sealed", "is", null) : eb("previous_secret_sealed", "=", row.previous_secret_sealed)))
-    .executeTakeFirst();
+  const secretSealed = main.current ? row.secret_sealed : env.box.seal(main.secret, row.id);
+  const previousSealed = previous === null || previous.current ? row.previous_secret_sealed : env.box.seal(previous.secret, row.id);
+  const updated = await writeTransaction(env.db, (trx) =>
+    trx
+      .updateTable("webhook_subscriptions")
+      .set({ secret_sealed: secretSealed, previous_secret_sealed: previousSealed })
+      .where("id", "=", row.id)
+      .where("secret_sealed", "=", row.secret_sealed)
+      .where((eb) => (row.previous_secret_sealed === null ? eb("previous_secret_sealed", "is", null) : eb("previous_secret_sealed", "=", row.previous_secret_sealed)))
+      .executeTakeFirst(),
+  );
   return Number(updated.numUpdatedRows) === 1 ? "rekeyed" : "changed";
 }

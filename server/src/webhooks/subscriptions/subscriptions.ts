@@ -3,6 +3,7 @@ import { CATALOG_UPDATED, type EventPayload, type EventType } from "../../contra
 import { LIMITS } from "../../contract/limits.ts";
 import type { WebhookSubscription } from "../../contract/webhooks.ts";
 import type { Db } from "../../db/db.ts";
+import { forUpdate, lockAccount, writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { WebhookEnv } from "../env.ts";
@@ -56,24 +57,26 @@ async function acceptableUrl(env: WebhookEnv, url: string): Promise<string> {
   }
 }
 
-/** The caller's subscription row, or 404 whether it does not exist or belongs to someone else. */
-export async function ownSubscription(db: Db, userId: string, id: string): Promise<WebhookSubscriptionTable> {
-  const row = await db.selectFrom("webhook_subscriptions").selectAll().where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();
+/**
+ * The caller's subscription row, or 404 whether it does not exist or belongs to someone else. Inside a
+ * write transaction pass `lock`: the row stays locked until the commit (MySQL/MariaDB `FOR UPDATE`),
+ * so the writes that depend on it (a delivery queued, a secret rotated) serialise with a concurrent
+ * update or delete of the subscription and never outlive it.
+ */
+export async function ownSubscription(db: Db, userId: string, id: string, options: { lock?: boolean } = {}): Promise<WebhookSubscriptionTable> {
+  const query = db.selectFrom("webhook_subscriptions").selectAll().where("id", "=", id).where("user_id", "=", userId);
+  const row = await (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
   if (!row) throw new AppError("NOT_FOUND", "No webhook subscription with this id");
   return row;
 }
 
+/**
+ * Creates a subscription. The URL is vetted first (it resolves the host, so outside any transaction);
+ * the per-account cap is counted and filled under the account's lock, exact across instances.
+ */
 export async function createSubscription(env: WebhookEnv, userId: string, input: SubscriptionInput): Promise<{ item: WebhookSubscription; secret: string }> {
   const url = await acceptableUrl(env, input.url);
   const now = env.clock.now().getTime();
-  const count = await env.db
-    .selectFrom("webhook_subscriptions")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("user_id", "=", userId)
-    .executeTakeFirstOrThrow();
-  if (Number(count.n) >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) {
-    throw new AppError("CONFLICT", `An account can have at most ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions; delete one first`);
-  }
   const id = newId("whk", now);
   const secret = generateSecret();
   const row: WebhookSubscriptionTable = {
@@ -90,7 +93,18 @@ export async function createSubscription(env: WebhookEnv, userId: string, input:
     created_at: now,
     updated_at: now,
   };
-  await env.db.insertInto("webhook_subscriptions").values(row).execute();
+  await writeTransaction(env.db, async (trx) => {
+    if (!(await lockAccount(trx, userId))) throw new AppError("UNAUTHORIZED", "The account no longer exists; sign in again");
+    const count = await trx
+      .selectFrom("webhook_subscriptions")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("user_id", "=", userId)
+      .executeTakeFirstOrThrow();
+    if (Number(count.n) >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) {
+      throw new AppError("CONFLICT", `An account can have at most ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions; delete one first`);
+    }
+    await trx.insertInto("webhook_subscriptions").values(row).execute();
+  });
   return { item: toSubscription(row, now), secret };
 }
 
@@ -109,7 +123,8 @@ export async function updateSubscription(env: WebhookEnv, userId: string, id: st
   await ownSubscription(env.db, userId, id);
   const url = patch.url === undefined ? undefined : await acceptableUrl(env, patch.url);
   const now = env.clock.now().getTime();
-  await env.db.transaction().execute(async (trx) => {
+  return writeTransaction(env.db, async (trx) => {
+    await ownSubscription(trx, userId, id, { lock: true });
     const changes: Partial<WebhookSubscriptionTable> = { updated_at: now };
     if (url !== undefined) changes.url = url;
     if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);
@@ -125,21 +140,26 @@ export async function updateSubscription(env: WebhookEnv, userId: string, id: st
         .where("status", "=", "pending")
         .execute();
     }
+    return toSubscription(await ownSubscription(trx, userId, id), now);
   });
-  return toSubscription(await ownSubscription(env.db, userId, id), now);
 }
 
-/** Deletes the subscription with its deliveries, their attempts and its test events. */
+/**
+ * Deletes the subscription with its deliveries, their attempts and its test events. The subscription
+ * row goes first: of concurrent deletes exactly one finds it (the others answer 404), and a delivery
+ * being queued for it (which locks the row) either commits before and is deleted here, or waits and
+ * then finds no subscription.
+ */
 export async function deleteSubscription(env: WebhookEnv, userId: string, id: string): Promise<void> {
-  await ownSubscription(env.db, userId, id);
-  await env.db.transaction().execute(async (trx) => {
+  await writeTransaction(env.db, async (trx) => {
+    const deleted = await trx.deleteFrom("webhook_subscriptions").where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();
+    if (Number(deleted.numDeletedRows) !== 1) throw new AppError("NOT_FOUND", "No webhook subscription with this id");
     await trx
       .deleteFrom("webhook_attempts")
       .where("delivery_id", "in", (eb) => eb.selectFrom("webhook_deliveries").select("id").where("subscription_id", "=", id))
       .execute();
     await trx.deleteFrom("webhook_deliveries").where("subscription_id", "=", id).execute();
     await trx.deleteFrom("webhook_events").where("subscription_id", "=", id).execute();
-    await trx.deleteFrom("webhook_subscriptions").where("id", "=", id).where("user_id", "=", userId).execute();
   });
 }
 
@@ -154,53 +174,63 @@ export async function rotateSecret(
   id: string,
   graceSeconds: number = LIMITS.graceSeconds.default,
 ): Promise<{ item: WebhookSubscription; secret: string; previous_secret_expires_at: string | null }> {
-  const row = await ownSubscription(env.db, userId, id);
   const now = env.clock.now().getTime();
-  if (row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && Number(row.previous_secret_expires_at) > now) {
-    throw new AppError(
-      "CONFLICT",
-      `A rotation grace period is already running until ${toIso(Number(row.previous_secret_expires_at))}; wait for it to end or revoke the previous secret (DELETE previous-secret) first`,
-    );
-  }
   const secret = generateSecret();
   const expiresAt = graceSeconds > 0 ? now + graceSeconds * 1000 : null;
-  const updated = await env.db
-    .updateTable("webhook_subscriptions")
-    .set({
-      secret_sealed: env.box.seal(secret, id),
-      previous_secret_sealed: expiresAt === null ? null : row.secret_sealed,
-      previous_secret_expires_at: expiresAt,
-      updated_at: now,
-    })
-    .where("id", "=", id)
-    .where("user_id", "=", userId)
-    // Compare-and-set on the secret we read, so two concurrent rotations cannot both succeed.
-    .where("secret_sealed", "=", row.secret_sealed)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new AppError("CONFLICT", "Another rotation of this subscription just happened; list it and try again");
-  const item = toSubscription(await ownSubscription(env.db, userId, id), now);
+  // The row is locked while the grace period is checked and the secrets replaced: of concurrent
+  // rotations one at a time decides, so two can never both start a grace period.
+  const item = await writeTransaction(env.db, async (trx) => {
+    const row = await ownSubscription(trx, userId, id, { lock: true });
+    if (row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && Number(row.previous_secret_expires_at) > now) {
+      throw new AppError(
+        "CONFLICT",
+        `A rotation grace period is already running until ${toIso(Number(row.previous_secret_expires_at))}; wait for it to end or revoke the previous secret (DELETE previous-secret) first`,
+      );
+    }
+    const updated = await trx
+      .updateTable("webhook_subscriptions")
+      .set({
+        secret_sealed: env.box.seal(secret, id),
+        previous_secret_sealed: expiresAt === null ? null : row.secret_sealed,
+        previous_secret_expires_at: expiresAt,
+        updated_at: now,
+      })
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      // Compare-and-set on the secret read (SQLite reads take no lock): a rotation that raced this one
+      // and won makes this one a 409 instead of a silent overwrite.
+      .where("secret_sealed", "=", row.secret_sealed)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) throw new AppError("CONFLICT", "Another rotation of this subscription just happened; list it and try again");
+    return toSubscription(await ownSubscription(trx, userId, id), now);
+  });
   return { item, secret, previous_secret_expires_at: toIsoOrNull(expiresAt) };
 }
 
 /** Revokes the previous secret at once (idempotent): no delivery from now on carries its signature. */
 export async function revokePreviousSecret(env: WebhookEnv, userId: string, id: string): Promise<void> {
-  await ownSubscription(env.db, userId, id);
   const now = env.clock.now().getTime();
-  await env.db
-    .updateTable("webhook_subscriptions")
-    .set({ previous_secret_sealed: null, previous_secret_expires_at: null, updated_at: now })
-    .where("id", "=", id)
-    .where("user_id", "=", userId)
-    .execute();
+  await writeTransaction(env.db, async (trx) => {
+    // Matched rows, changed or not (SQLite counts them; mysql2 sets CLIENT_FOUND_ROWS): 0 is not ours.
+    const result = await trx
+      .updateTable("webhook_subscriptions")
+      .set({ previous_secret_sealed: null, previous_secret_expires_at: null, updated_at: now })
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new AppError("NOT_FOUND", "No webhook subscription with this id");
+  });
 }
 
 /** Forgets previous secrets whose grace period ended (signing already ignores them; this removes them). */
 export async function purgeExpiredPreviousSecrets(db: Db, now: number): Promise<number> {
-  const result = await db
-    .updateTable("webhook_subscriptions")
-    .set({ previous_secret_sealed: null, previous_secret_expires_at: null })
-    .where("previous_secret_expires_at", "<=", now)
-    .executeTakeFirst();
+  const result = await writeTransaction(db, (trx) =>
+    trx
+      .updateTable("webhook_subscriptions")
+      .set({ previous_secret_sealed: null, previous_secret_expires_at: null })
+      .where("previous_secret_expires_at", "<=", now)
+      .executeTakeFirst(),
+  );
   return Number(result.numUpdatedRows);
 }
 
@@ -211,34 +241,35 @@ export async function purgeExpiredPreviousSecrets(db: Db, now: number): Promise<
  * with the data a real one carries (sample-events.ts).
  */
 export async function queueTestEvent(env: WebhookEnv, userId: string, id: string, dataset: { version: string }, eventType?: EventType): Promise<{ deliveryId: string }> {
-  const row = await ownSubscription(env.db, userId, id);
-  if (Number(row.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before sending a test event");
-  const now = env.clock.now().getTime();
-  const events = JSON.parse(row.events) as EventType[];
-  const countries = JSON.parse(row.countries) as string[];
-  const operators = JSON.parse(row.operators) as string[];
-  const payload: EventPayload = eventType
-    ? await sampleEvent(env.db, eventType, scopeOf({ countries, operators }), now)
-    : {
-        id: newId("evt", now),
-        type: events[0] ?? CATALOG_UPDATED,
-        occurred_at: toIso(now),
-        effective_at: null,
-        dataset_version: dataset.version,
-        previous_version: dataset.version,
-        country_iso2: countries[0] ?? "",
-        operator_id: operators[0] ?? "",
-        data: { summary: `Test event for webhook ${id}: if you can verify this signature, your endpoint is set up.` },
-        test: true,
-      };
-  const eventId = payload.id;
-  const deliveryId = newId("dlv", now);
-  await env.db.transaction().execute(async (trx) => {
+  return writeTransaction(env.db, async (trx, { afterCommit }) => {
+    // Locked, so a concurrent delete or disable waits for this delivery, which it then removes or cancels.
+    const row = await ownSubscription(trx, userId, id, { lock: true });
+    if (Number(row.enabled) !== 1) throw new AppError("CONFLICT", "The subscription is disabled; enable it before sending a test event");
+    const now = env.clock.now().getTime();
+    const events = JSON.parse(row.events) as EventType[];
+    const countries = JSON.parse(row.countries) as string[];
+    const operators = JSON.parse(row.operators) as string[];
+    const payload: EventPayload = eventType
+      ? await sampleEvent(trx, eventType, scopeOf({ countries, operators }), now)
+      : {
+          id: newId("evt", now),
+          type: events[0] ?? CATALOG_UPDATED,
+          occurred_at: toIso(now),
+          effective_at: null,
+          dataset_version: dataset.version,
+          previous_version: dataset.version,
+          country_iso2: countries[0] ?? "",
+          operator_id: operators[0] ?? "",
+          data: { summary: `Test event for webhook ${id}: if you can verify this signature, your endpoint is set up.` },
+          test: true,
+        };
+    const eventId = payload.id;
+    const deliveryId = newId("dlv", now);
     await trx.insertInto("webhook_events").values({ id: eventId, type: payload.type, payload: JSON.stringify(payload), source_seq: null, subscription_id: id, created_at: now }).execute();
     await trx.insertInto("webhook_deliveries").values(newDeliveryRow({ id: deliveryId, subscriptionId: id, userId, eventId, eventType: payload.type, now })).execute();
+    afterCommit(() => env.queued.emit("queued"));
+    return { deliveryId };
   });
-  env.queued.emit("queued");
-  return { deliveryId };
 }
 
 /** A fresh pending delivery, due now. */
