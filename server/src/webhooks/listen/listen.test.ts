@@ -196,11 +196,23 @@ describe("deliveries", () => {
     stream.close();
   });
 
-  it("trigger with no open session is a 409 that says how to open one", async () => {
+  it("trigger with no open session is a 409 that says how to open one; a test event reaches only its account's sessions", async () => {
     await endAll(bob);
     const answer = await trigger(bob);
     expect(answer.status).toBe(409);
     expect(answer.body.message).toContain("ir21 listen");
+    await endAll(alice);
+    const alices = await openStream(server, alice);
+    const bobs = await openStream(server, bob);
+    await alices.next();
+    await bobs.next();
+    const sent = await trigger(bob, "ir21.network.removed");
+    expect(sent.body.data.deliveries).toHaveLength(1);
+    expect((await bobs.next())!.data.delivery_id).toBe(sent.body.data.deliveries[0].delivery_id);
+    await listenHub(server.deps).settle();
+    await expect(alices.next(1_500)).rejects.toThrow("no stream message in time");
+    alices.close();
+    bobs.close();
   });
 
   it("backpressure: past the buffer of unreported deliveries, the session's deliveries are failed, not held", async () => {
