@@ -52,8 +52,16 @@ export class CheckFailed extends Error {
 
 /** The user cancelled a prompt (Ctrl-C or Esc). */
 export class Interrupted extends Error {
-  override readonly name = "Interrupted";
-  constructor() {
-    super("Cancelled");
+  override readonly name: string = "Interrupted";
+  constructor(message = "Cancelled") {
+    super(message);
   }
+}
+
+/**
+ * A long-running command (`ir21 listen`) stopped by Ctrl-C as intended: exit 130 like any interrupt,
+ * but its message is a status line, not an error.
+ */
+export class Stopped extends Interrupted {
+  override readonly name = "Stopped";
 }

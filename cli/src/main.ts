@@ -8,10 +8,11 @@ import { dataCommands } from "./commands/data.ts";
 import { deliveriesCommand } from "./commands/deliveries.ts";
 import { exportCommand } from "./commands/export.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { listenCommands } from "./commands/listen.ts";
 import { sessionsCommand } from "./commands/sessions.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
-import { AuthRequiredError, CheckFailed, EXIT, Interrupted, UsageError, type ExitCode } from "./errors.ts";
+import { AuthRequiredError, CheckFailed, EXIT, Interrupted, Stopped, UsageError, type ExitCode } from "./errors.ts";
 import { renderHelp } from "./help.ts";
 import { Output } from "./output.ts";
 import { Runtime, type Io } from "./runtime.ts";
@@ -35,6 +36,7 @@ export function rootCommand(rt: Runtime): Ir21Command {
       ...accountCommands(rt),
       webhooks: webhooksCommand(rt),
       deliveries: deliveriesCommand(rt),
+      ...listenCommands(rt),
       contact: contactCommand(rt),
       ...dataCommands(rt),
       export: exportCommand(rt),
@@ -104,6 +106,10 @@ function report(error: unknown, out: Output): ExitCode {
   }
   if (error instanceof AuthRequiredError) return emit(EXIT.auth, { code: "AUTH_REQUIRED", message: error.message }, error.hint);
   if (error instanceof CheckFailed) return emit(EXIT.api, { code: error.code, message: error.message });
+  if (error instanceof Stopped) {
+    out.info(error.message);
+    return EXIT.interrupted;
+  }
   if (error instanceof Interrupted) return emit(EXIT.interrupted, { code: "INTERRUPTED", message: error.message });
   if (error instanceof CommandLineError || error instanceof UsageError) return emit(EXIT.usage, { code: "USAGE", message: error.message }, error.hint);
   // citty's own argument errors (a missing positional, a bad enum value).

@@ -4,7 +4,7 @@ import type { Globals } from "./command.ts";
 import { AuthRequiredError, UsageError } from "./errors.ts";
 import { Output } from "./output.ts";
 import { Prompter } from "./prompt.ts";
-import { openConsole, openData, type ConsoleClient, type DataApi } from "./sdk.ts";
+import { openConsole, openData, openListenStream, type ConsoleClient, type DataApi, type ListenMessage } from "./sdk.ts";
 
 /** Where the CLI reads and writes; the process's own streams, or a test's. */
 export interface Io {
@@ -119,6 +119,20 @@ export class Runtime {
   /** `ir21` plus the flags that select this profile, for hints the user can paste. */
   commandPrefix(): string {
     return this.profileSource === "flag" ? `ir21 --profile ${this.profile.name}` : "ir21";
+  }
+
+  /** A listen session's stream with the profile's login (checked first, like {@link console}). */
+  listenStream(options: Omit<Parameters<typeof openListenStream>[0], "baseUrl" | "session" | "onSessionChange">): AsyncGenerator<ListenMessage, void> {
+    this.console();
+    const baseUrl = this.baseUrl().value;
+    const session = this.session()!;
+    return openListenStream({
+      ...options,
+      baseUrl,
+      session: { cookie: session.cookie, expiresAt: session.expires_at },
+      onSessionChange: (next) =>
+        this.profile.update((profile) => ({ ...profile, session: next ? { cookie: next.cookie, expires_at: next.expiresAt, base_url: baseUrl } : undefined })),
+    });
   }
 
   /** A console client carrying the profile's login if there is one for this server, else anonymous. */

@@ -1,6 +1,6 @@
-import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, type DataClient } from "@ir21/sdk";
+import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, listenStream, type DataClient, type ListenMessage, type ListenStreamOptions } from "@ir21/sdk";
 
-export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource } from "@ir21/sdk";
+export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource, type ListenDelivery, type ListenMessage } from "@ir21/sdk";
 export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@ir21/sdk/webhooks";
 
 /**
@@ -24,19 +24,27 @@ export interface ConsoleOptions {
   onSessionChange: (session: SdkSession | null) => void;
 }
 
-export function openConsole(options: ConsoleOptions): ConsoleClient {
+/** The profile's session as the SDK's cookie jar: refreshed cookies are handed to `onSessionChange`. */
+function sessionJar(options: Pick<ConsoleOptions, "session" | "onSessionChange">) {
   let cookie = options.session?.cookie ?? null;
-  return createConsoleClient({
-    baseUrl: options.baseUrl,
-    cookies: {
-      get: () => cookie,
-      set: (next: string | null, details?: { expiresAt: string | null }) => {
-        if (next === cookie && details === undefined) return;
-        cookie = next;
-        options.onSessionChange(next === null ? null : { cookie: next, expiresAt: details?.expiresAt ?? null });
-      },
+  return {
+    get: () => cookie,
+    set: (next: string | null, details?: { expiresAt: string | null }) => {
+      if (next === cookie && details === undefined) return;
+      cookie = next;
+      options.onSessionChange(next === null ? null : { cookie: next, expiresAt: details?.expiresAt ?? null });
     },
-  });
+  };
+}
+
+export function openConsole(options: ConsoleOptions): ConsoleClient {
+  return createConsoleClient({ baseUrl: options.baseUrl, cookies: sessionJar(options) });
+}
+
+/** A listen session's stream (`ir21 listen`), with the profile's session. */
+export function openListenStream(options: ConsoleOptions & Omit<ListenStreamOptions, "baseUrl" | "cookies">): AsyncGenerator<ListenMessage, void> {
+  const { session, onSessionChange, ...stream } = options;
+  return listenStream({ ...stream, cookies: sessionJar({ session, onSessionChange }) });
 }
 
 /**

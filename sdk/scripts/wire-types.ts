@@ -43,7 +43,9 @@ const WIRE_TYPES = [
   "DeliveryStatus",
   "WebhookSubscription",
   "WebhookDelivery",
+  "WebhookAttemptResponse",
   "WebhookAttempt",
+  "ListenSession",
 ] as const;
 
 /**

@@ -25,6 +25,7 @@ export {
 export type { CallOptions, DataClientOptions, DataResult } from "./data-api/http.ts";
 export type { DownloadOptions, FileDownload } from "./data-api/files.ts";
 export { syncChanges, compareVersions, type SyncChangesOptions, type SyncChangesResult } from "./changes.ts";
+export { listenStream, listenStreamUrl, type ListenDelivery, type ListenMessage, type ListenStreamOptions } from "./listen.ts";
 export { createConsoleClient, type ConsoleClient, type ConsoleClientOptions, type ConsoleInputs, type ConsoleOutputs, type AppRouter } from "./console.ts";
 export { cookieFetch, memoryCookieJar, type SessionCookieJar, type MemoryCookieJar } from "./cookies.ts";
 export { Ir21ApiError, isIr21ApiError, type Ir21ErrorCode, type ClientErrorCode, type Ir21ApiErrorInit } from "./errors.ts";

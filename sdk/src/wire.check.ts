@@ -37,6 +37,8 @@ export type WireTypesMatchTheServer = [
   Expect<Equal<Wire.DeliveryStatus, Server.DeliveryStatus>>,
   Expect<Equal<Wire.WebhookSubscription, Server.WebhookSubscription>>,
   Expect<Equal<Wire.WebhookDelivery, Server.WebhookDelivery>>,
+  Expect<Equal<Wire.WebhookAttemptResponse, Server.WebhookAttemptResponse>>,
   Expect<Equal<Wire.WebhookAttempt, Server.WebhookAttempt>>,
+  Expect<Equal<Wire.ListenSession, Server.ListenSession>>,
   Expect<Equal<(typeof Wire.EVENT_TYPES)[number], Server.EventType>>,
 ];

@@ -15,7 +15,7 @@ export type EnvelopeMeta = {
   ingested_at: string;
 };
 
-export type ErrorCode = "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_DATASET" | "UNKNOWN_DATASET_VERSION" | "NO_DATASET" | "SECRET_IN_INQUIRY" | "INVALID_PHONE" | "AGREEMENT_REQUIRED" | "AGREEMENT_OUTDATED" | "CHALLENGE_NOT_FOUND" | "CHALLENGE_PHONE_MISMATCH" | "CHALLENGE_EXPIRED" | "CHALLENGE_CONSUMED" | "CHALLENGE_SUPERSEDED" | "CODE_INCORRECT" | "CODE_ATTEMPTS_EXHAUSTED" | "SMS_SEND_LIMITED" | "SIGN_IN_LOCKED" | "SMS_PROVIDER_THROTTLED" | "SMS_NOT_CONFIGURED" | "SMS_PROVIDER_UNAVAILABLE" | "CROSS_SITE_REQUEST" | "API_KEY_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "WEBHOOK_URL_FORBIDDEN";
+export type ErrorCode = "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_DATASET" | "UNKNOWN_DATASET_VERSION" | "NO_DATASET" | "SECRET_IN_INQUIRY" | "INVALID_PHONE" | "AGREEMENT_REQUIRED" | "AGREEMENT_OUTDATED" | "CHALLENGE_NOT_FOUND" | "CHALLENGE_PHONE_MISMATCH" | "CHALLENGE_EXPIRED" | "CHALLENGE_CONSUMED" | "CHALLENGE_SUPERSEDED" | "CODE_INCORRECT" | "CODE_ATTEMPTS_EXHAUSTED" | "SMS_SEND_LIMITED" | "SIGN_IN_LOCKED" | "SMS_PROVIDER_THROTTLED" | "SMS_NOT_CONFIGURED" | "SMS_PROVIDER_UNAVAILABLE" | "CROSS_SITE_REQUEST" | "API_KEY_LIMIT_REACHED" | "LISTEN_SESSION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "WEBHOOK_URL_FORBIDDEN";
 
 /**
  * The error body: exactly these three fields, never a stack.
@@ -297,11 +297,40 @@ export type WebhookDelivery = {
   next_attempt_at: string | null;
 };
 
+/**
+ * What the receiver answered to one attempt (docs/webhooks.md "What the receiver answered"): its
+ * headers (credentials redacted) and the first 4 KiB of its body (signing secrets masked).
+ */
+export type WebhookAttemptResponse = {
+  headers: Record<string, string>;
+  body: string;
+  body_truncated: boolean;
+};
+
 export type WebhookAttempt = {
   id: string;
   attempted_at: string;
   response_status: number | null;
   error: string | null;
+  duration_ms: number;
+  response: WebhookAttemptResponse | null;
+};
+
+/**
+ * A listen session as its account sees it (docs/webhooks.md "Listen sessions"): a subscription that
+ * lives as long as a stream, with the same filters. Its secret is shown once, on the stream.
+ */
+export type ListenSession = {
+  id: string;
+  status: "open" | "ended";
+  events: EventType[];
+  countries: string[];
+  operators: string[];
+  forward_to: string | null;
+  created_at: string;
+  connected_at: string;
+  ended_at: string | null;
+  end_reason: string | null;
 };
 
 /** Every event type of the contract, in the contract's order. */

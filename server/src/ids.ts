@@ -1,7 +1,7 @@
 import { randomBytes, randomFillSync } from "node:crypto";
 
 /** Type prefixes of application-generated ids (DESIGN.md "Conventions"). */
-export type IdPrefix = "usr" | "key" | "ses" | "whk" | "dlv" | "evt" | "att" | "inq" | "chl" | "req";
+export type IdPrefix = "usr" | "key" | "ses" | "whk" | "dlv" | "evt" | "att" | "inq" | "chl" | "req" | "lsn";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 

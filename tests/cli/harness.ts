@@ -18,6 +18,17 @@ export interface CliResult {
   jsonError(): { code: string; message: string; request_id?: string | null; status?: number; hint?: string };
 }
 
+/** A command running in the background (see {@link CliSandbox.background}). */
+export interface BackgroundCli {
+  stdout: string;
+  stderr: string;
+  /** Its exit code (128 when a signal killed it without a code). */
+  exited: Promise<number | null>;
+  lines(): string[];
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  signal(name: NodeJS.Signals): void;
+}
+
 export interface RunOptions {
   /** Written to stdin, then closed; without it stdin is empty (never a terminal). */
   input?: string | Buffer;
@@ -78,6 +89,34 @@ export class CliSandbox {
       );
       child.stdin.end(options.input ?? "");
     });
+  }
+
+  /**
+   * Starts a long-running command (`ir21 listen`) in the background: its output is collected as it
+   * comes, `waitFor` resolves with the first stdout line that matches, `signal` sends it a signal.
+   */
+  background(args: string[], options: RunOptions = {}): BackgroundCli {
+    const child = spawn(process.execPath, [BIN, ...args], { env: this.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
+    const proc: BackgroundCli = {
+      stdout: "",
+      stderr: "",
+      exited: new Promise((resolve) => child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : null)))),
+      lines: () => proc.stdout.split("\n").filter(Boolean),
+      async waitFor(pattern, timeoutMs = 15_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const line = proc.lines().find((l) => pattern.test(l));
+          if (line !== undefined) return line;
+          if (Date.now() > deadline) throw new Error(`no stdout line matching ${pattern} within ${timeoutMs} ms\nstdout:\n${proc.stdout}\nstderr:\n${proc.stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      },
+      signal: (name) => child.kill(name),
+    };
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (proc.stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (proc.stderr += chunk));
+    child.stdin.end(options.input ?? "");
+    return proc;
   }
 
   /** Path of a profile's file. */

@@ -42,7 +42,13 @@ async function orphans() {
   const subscriptions = db().selectFrom("webhook_subscriptions").select("id");
   const deliveries = await db().selectFrom("webhook_deliveries").select("id").where("subscription_id", "not in", subscriptions).execute();
   const events = await db().selectFrom("webhook_events").select("id").where("subscription_id", "is not", null).where("subscription_id", "not in", subscriptions).execute();
-  const attempts = await db().selectFrom("webhook_attempts").select("id").where("delivery_id", "not in", db().selectFrom("webhook_deliveries").select("id")).execute();
+  // Attempts belong to a subscription's delivery or to a listen session's.
+  const attempts = await db()
+    .selectFrom("webhook_attempts")
+    .select("id")
+    .where("delivery_id", "not in", db().selectFrom("webhook_deliveries").select("id"))
+    .where("delivery_id", "not in", db().selectFrom("webhook_listen_deliveries").select("id"))
+    .execute();
   return { deliveries, events, attempts };
 }
 

@@ -103,7 +103,7 @@ describe("the packed @ir21/sdk", () => {
     expect(stdout).toContain("All good!");
   });
 
-  it("ships only dist, pointing its exports map at it, with no server code and no dependency beyond tRPC and superjson", async () => {
+  it("ships only dist, pointing its exports map at it, with no server code and no dependency beyond tRPC, superjson and eventsource-parser", async () => {
     const { stdout } = await sh("tar", ["tzf", tarball], work);
     const files = stdout.trim().split("\n").sort();
     expect(files.every((f) => f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/"))).toBe(true);
@@ -111,14 +111,15 @@ describe("the packed @ir21/sdk", () => {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
     expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
     expect(manifest.exports["./webhooks"]).toEqual({ types: "./dist/webhooks.d.ts", import: "./dist/webhooks.js" });
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@trpc/client", "superjson"]);
+    // eventsource-parser reads the listen stream (listen.ts): zero dependencies, a few KiB.
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@trpc/client", "eventsource-parser", "superjson"]);
     expect(Object.keys(manifest.peerDependencies)).toEqual(["@trpc/server"]);
 
     for (const file of readdirSync(join(installed, "dist"))) {
       const text = readFileSync(join(installed, "dist", file), "utf8");
       const imports = [...text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]!);
       const external = imports.filter((specifier) => !specifier.startsWith("./"));
-      const allowed = file.startsWith("webhooks") ? [] : ["@trpc/client", "@trpc/server", "superjson"];
+      const allowed = file.startsWith("webhooks") ? [] : ["@trpc/client", "@trpc/server", "superjson", "eventsource-parser"];
       expect(external.filter((specifier) => !allowed.includes(specifier)), `${file} imports`).toEqual([]);
       // No server code or server-only names inlined either (the type bundle could otherwise carry them).
       const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
@@ -177,6 +178,7 @@ describe("the packed @ir21/sdk", () => {
       quota: true,
       rawStatus: 200,
       webhook: { test: true, sameEvent: true, status: "delivered", attempts: [204] },
+      listen: { url: true, type: "ir21.operator.updated", test: true, status: "delivered", answer: { headers: { "x-from": "consumer" }, body: "ok", body_truncated: false } },
       afterLogout: { name: "Ir21ApiError", status: 401, code: "UNAUTHORIZED", hasRequestId: true, instance: true },
       constructed: { code: "RATE_LIMITED", retryAfter: 3 },
     });

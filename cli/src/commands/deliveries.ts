@@ -19,6 +19,11 @@ const WEBHOOK_FLAG = {
   webhook: { type: "string", alias: "w", valueHint: "whk_…", description: "The subscription (optional when the account has only one)" },
 } as const;
 
+/** Deliveries of a listen session (`ir21 listen`) instead of a subscription's. */
+const SESSION_FLAG = {
+  session: { type: "string", valueHint: "lsn_…", description: "A listen session's deliveries instead of a subscription's (the id `ir21 listen` prints)" },
+} as const;
+
 export function deliveriesCommand(rt: Runtime): Ir21Command {
   return group({
     category: "Webhooks",
@@ -35,6 +40,7 @@ export function deliveriesCommand(rt: Runtime): Ir21Command {
         ],
         args: {
           ...WEBHOOK_FLAG,
+          ...SESSION_FLAG,
           status: { type: "enum", options: [...STATUSES], description: "Only deliveries in this state" },
           "event-id": { type: "string", valueHint: "evt_…", description: "Only deliveries of this event" },
           limit: { type: "string", valueHint: "1-100", default: "20", description: "Deliveries per page" },
@@ -43,16 +49,17 @@ export function deliveriesCommand(rt: Runtime): Ir21Command {
         },
         run: async (args) => {
           const client = rt.console();
-          const id = await subscriptionId(rt, client, args.webhook);
+          const source = await deliverySource(rt, client, args);
+          const id = source.id;
           const limit = integer(args.limit, "--limit", { min: 1, max: PAGE_MAX });
           const filter = { id, status: args.status as DeliveryStatus | undefined, event_id: args["event-id"] };
           let page: DeliveryPage;
           if (args.all) {
             if (args.cursor) throw new UsageError("--all starts from the beginning: it does not take --cursor");
-            const items = await everyDelivery(client, filter);
+            const items = await everyDelivery(client, filter, source.listen);
             page = { items, total: items.length, next_cursor: null };
           } else {
-            page = await client.webhooks.listDeliveries.query({ ...filter, limit, cursor: args.cursor });
+            page = await (source.listen ? client.webhooks.listen.listDeliveries : client.webhooks.listDeliveries).query({ ...filter, limit, cursor: args.cursor });
           }
           rt.out.result(page, () => {
             rt.out.table(
@@ -70,21 +77,26 @@ export function deliveriesCommand(rt: Runtime): Ir21Command {
               "No deliveries match.",
             );
             if (page.items.length > 0) rt.out.info(`${page.items.length} of ${page.total}`);
-            if (page.next_cursor) rt.out.info(`More: ${rt.commandPrefix()} deliveries list -w ${id} --cursor ${page.next_cursor} (or --all)`);
+            if (page.next_cursor) rt.out.info(`More: ${rt.commandPrefix()} deliveries list ${source.listen ? "--session" : "-w"} ${id} --cursor ${page.next_cursor} (or --all)`);
           });
         },
       }),
       show: leaf({
-        summary: "Show one delivery: its attempts and the event it carries",
-        examples: ["ir21 deliveries show dlv_01jd… --webhook whk_01jd…", "ir21 --json deliveries show dlv_01jd… -w whk_01jd… | jq .event"],
+        summary: "Show one delivery: its attempts, what the receiver answered, and the event it carries",
+        examples: [
+          "ir21 deliveries show dlv_01jd… --webhook whk_01jd…",
+          "ir21 deliveries show dlv_01jd… --session lsn_01jd…",
+          "ir21 --json deliveries show dlv_01jd… -w whk_01jd… | jq '.attempts[-1].response'",
+        ],
         args: {
           id: { type: "positional", required: true, description: "The delivery's id (dlv_…)" },
           ...WEBHOOK_FLAG,
+          ...SESSION_FLAG,
         },
         run: async (args) => {
           const client = rt.console();
-          const webhookId = await subscriptionId(rt, client, args.webhook);
-          const data = await client.webhooks.getDelivery.query({ id: webhookId, deliveryId: args.id });
+          const source = await deliverySource(rt, client, args);
+          const data = await (source.listen ? client.webhooks.listen.getDelivery : client.webhooks.getDelivery).query({ id: source.id, deliveryId: args.id });
           rt.out.result(data, () => {
             const { item, attempts, event } = data;
             rt.out.fields([
@@ -104,10 +116,19 @@ export function deliveriesCommand(rt: Runtime): Ir21Command {
                 { header: "ATTEMPT", value: (a) => a.id },
                 { header: "AT", value: (a) => humanTime(a.attempted_at) },
                 { header: "HTTP", value: (a) => a.response_status },
+                { header: "DURATION", value: (a) => `${a.duration_ms} ms` },
                 { header: "ERROR", value: (a) => a.error ?? "" },
               ],
               "No attempts yet.",
             );
+            const answered = attempts.findLast((a) => a.response !== null);
+            if (answered?.response) {
+              rt.out.line();
+              rt.out.line(`The receiver answered (attempt ${answered.id}): HTTP ${answered.response_status} in ${answered.duration_ms} ms`);
+              for (const [name, value] of Object.entries(answered.response.headers)) rt.out.line(`  ${name}: ${value}`);
+              rt.out.line();
+              rt.out.line(answered.response.body + (answered.response.body_truncated ? "\n… (cut at 4 KiB)" : ""));
+            }
             rt.out.line();
             rt.out.line(JSON.stringify(event, null, 2));
           });
@@ -156,6 +177,13 @@ export function deliveriesCommand(rt: Runtime): Ir21Command {
   });
 }
 
+/** Where the deliveries are: a listen session (`--session`) or a subscription (`--webhook`, or the only one). */
+async function deliverySource(rt: Runtime, client: ConsoleClient, args: { webhook?: string; session?: string }): Promise<{ id: string; listen: boolean }> {
+  if (args.session && args.webhook) throw new UsageError("Give --webhook or --session, not both");
+  if (args.session) return { id: args.session, listen: true };
+  return { id: await subscriptionId(rt, client, args.webhook), listen: false };
+}
+
 /** `--webhook`, or the account's only subscription; several without `--webhook` is a usage error. */
 async function subscriptionId(rt: Runtime, client: ConsoleClient, given: string | undefined): Promise<string> {
   if (given) return given;
@@ -165,11 +193,11 @@ async function subscriptionId(rt: Runtime, client: ConsoleClient, given: string 
   throw new UsageError(`The account has ${items.length} webhook subscriptions: name one with --webhook`, `One of: ${items.map((s) => s.id).join(", ")}`);
 }
 
-async function everyDelivery(client: ConsoleClient, filter: { id: string; status?: DeliveryStatus; event_id?: string }): Promise<DeliveryPage["items"]> {
+async function everyDelivery(client: ConsoleClient, filter: { id: string; status?: DeliveryStatus; event_id?: string }, listen = false): Promise<DeliveryPage["items"]> {
   const items: DeliveryPage["items"] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.webhooks.listDeliveries.query({ ...filter, limit: PAGE_MAX, cursor });
+    const page = await (listen ? client.webhooks.listen.listDeliveries : client.webhooks.listDeliveries).query({ ...filter, limit: PAGE_MAX, cursor });
     items.push(...page.items);
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);

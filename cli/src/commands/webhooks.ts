@@ -132,7 +132,9 @@ export function webhooksCommand(rt: Runtime): Ir21Command {
       }),
       test: leaf({
         summary: "Queue a test event (test: true) to the subscription's URL",
-        details: "Queued means queued: follow the delivery with `ir21 deliveries show <delivery-id> --webhook <id>`.",
+        details:
+          "Sends the subscription's first event type with a summary. For a chosen type with realistic data: `ir21 trigger <type> --subscription <id>`.\n" +
+          "Queued means queued: follow the delivery with `ir21 deliveries show <delivery-id> --webhook <id>`.",
         examples: ["ir21 webhooks test whk_01jd…"],
         args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
         run: async (args) => {

@@ -29,3 +29,17 @@ export function createAccessResolver(deps: { apiKeys: ApiKeyVerifier; sessions: 
     },
   };
 }
+
+/**
+ * Console operations need an account session: an API key cannot act for the user (403), no
+ * credentials at all is 401. Shared by the session procedures and the listen stream (an h3 route).
+ */
+export async function requireConsoleSession(resolver: AccessResolver, credentials: { sessionToken: string | null; apiKey: string | null }): Promise<Extract<Access, { kind: "session" }>> {
+  if (credentials.sessionToken === null) {
+    if (credentials.apiKey !== null) throw new AppError("FORBIDDEN", "An API key cannot manage the account; sign in to the console");
+    throw new AppError("UNAUTHORIZED", "Sign in to use the console");
+  }
+  const access = await resolver.resolve({ sessionToken: credentials.sessionToken, apiKey: null });
+  if (access.kind !== "session") throw new AppError("UNAUTHORIZED", "Sign in to use the console");
+  return access;
+}

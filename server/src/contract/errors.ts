@@ -49,6 +49,7 @@ export const ERROR_CODES = {
 
   // Console: API keys, quota (docs/console.md)
   API_KEY_LIMIT_REACHED: { status: 409, description: "The account already holds the maximum number of active API keys; revoke one first." },
+  LISTEN_SESSION_LIMIT_REACHED: { status: 409, description: "The account already has the maximum number of open listen sessions; stop one first." },
   QUOTA_EXCEEDED: { status: 429, description: "The account's monthly quota is used up; Retry-After gives the seconds until the next period." },
 
   // Webhooks

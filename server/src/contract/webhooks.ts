@@ -62,12 +62,30 @@ export const WebhookDelivery = z
   .meta({ id: "WebhookDelivery" });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
+/**
+ * What the receiver answered to one attempt (docs/webhooks.md "What the receiver answered"): its
+ * headers (credentials redacted) and the first 4 KiB of its body (signing secrets masked).
+ */
+export const WebhookAttemptResponse = z
+  .object({
+    headers: z.record(z.string(), z.string()),
+    body: z.string(),
+    /** True when the body went on past the 4 KiB kept. */
+    body_truncated: z.boolean(),
+  })
+  .meta({ id: "WebhookAttemptResponse" });
+export type WebhookAttemptResponse = z.infer<typeof WebhookAttemptResponse>;
+
 export const WebhookAttempt = z
   .object({
     id: z.string(),
     attempted_at: IsoTime,
     response_status: z.number().int().nullable(),
     error: z.string().nullable(),
+    /** Additive: how long the attempt took, from send to the end of what was read. */
+    duration_ms: z.number().int(),
+    /** Additive: the receiver's answer; null when no response arrived (timeout, connection error). */
+    response: WebhookAttemptResponse.nullable(),
   })
   .meta({ id: "WebhookAttempt" });
 export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
@@ -79,3 +97,31 @@ export const DeliveryListQuery = z.object({
   event_id: z.string().max(64).optional(),
 });
 
+
+/** An event type, in the long form (`ir21.operator.updated`) the contract names. */
+export const TestEventRequest = z.object({ event_type: EventType.optional() });
+
+export const ListenSessionId = idOf("lsn");
+
+/**
+ * A listen session as its account sees it (docs/webhooks.md "Listen sessions"): a subscription that
+ * lives as long as a stream, with the same filters. Its secret is shown once, on the stream.
+ */
+export const ListenSession = z
+  .object({
+    id: z.string(),
+    status: z.enum(["open", "ended"]),
+    events: z.array(EventType),
+    countries: z.array(z.string()),
+    operators: z.array(z.string()),
+    /** Where the forwarder said it forwards (informational: the server never connects to it). */
+    forward_to: z.string().nullable(),
+    created_at: IsoTime,
+    /** When the current (or last) stream attached. */
+    connected_at: IsoTime,
+    ended_at: IsoTime.nullable(),
+    /** Why it ended: stream_closed, ended (by the account), shutdown, lease_expired, idle, replaced. */
+    end_reason: z.string().nullable(),
+  })
+  .meta({ id: "ListenSession" });
+export type ListenSession = z.infer<typeof ListenSession>;

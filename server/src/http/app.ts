@@ -9,6 +9,7 @@ import { mountRestBindings } from "./rest.ts";
 import { trpcHandler } from "./trpc-handler.ts";
 import { mountCatalogRoutes } from "../catalog/routes/index.ts";
 import { mountWebConsole } from "../web/routes.ts";
+import { mountListenStream } from "../webhooks/listen/open-stream.ts";
 
 /** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
 export type RouteMount = (app: H3, deps: AppDeps) => void;
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): H3 {
   });
 
   app.all("/trpc/**", trpcHandler(deps));
+  mountListenStream(app, deps);
   mountRestBindings(app, deps);
   mountCatalogRoutes(app, deps);
   mountWebConsole(app, deps);

@@ -59,4 +59,12 @@ export const REST_BINDINGS: readonly RestBinding[] = [
   { method: "POST", path: "/console/webhooks/:id/deliveries/:deliveryId/retry", procedure: "webhooks.retryDelivery" },
   { method: "POST", path: "/console/webhooks/:id/rotate-secret", procedure: "webhooks.rotateSecret" },
   { method: "DELETE", path: "/console/webhooks/:id/previous-secret", procedure: "webhooks.revokePreviousSecret" },
+  // Listen sessions (additive; docs/webhooks.md "Listen sessions"). The stream itself,
+  // GET /console/listen-sessions/stream, is an h3 route (webhooks/listen/open-stream.ts).
+  { method: "GET", path: "/console/listen-sessions", procedure: "webhooks.listen.list" },
+  { method: "POST", path: "/console/listen-sessions/trigger", procedure: "webhooks.listen.trigger" },
+  { method: "DELETE", path: "/console/listen-sessions/:id", procedure: "webhooks.listen.end" },
+  { method: "GET", path: "/console/listen-sessions/:id/deliveries", procedure: "webhooks.listen.listDeliveries" },
+  { method: "GET", path: "/console/listen-sessions/:id/deliveries/:deliveryId", procedure: "webhooks.listen.getDelivery" },
+  { method: "POST", path: "/console/listen-sessions/:id/deliveries/:deliveryId/report", procedure: "webhooks.listen.report" },
 ];

@@ -5,7 +5,9 @@ import type { SharedStore } from "./shared-store.ts";
 
 /**
  * "Something you may have cached changed": a credential was revoked, an account's plan moved. Topics
- * are owned by the caches that listen to them (auth/credential-cache.ts, console/usage-ledger.ts).
+ * are owned by the caches that listen to them (auth/credential-cache.ts, console/usage-ledger.ts). The
+ * listen hub (webhooks/listen/hub.ts) rides the same bus to hear "deliveries wait for session <id>":
+ * a wake-up, lost without harm (it polls every second anyway).
  */
 export interface Invalidation {
   topic: string;

@@ -37,6 +37,11 @@ export { startTestReceiver, type Behaviour, type ReceivedRequest, type TestRecei
 export { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, type DeliveryWorkerOptions } from "../webhooks/delivery/worker.ts";
 export { webhookEnv } from "../webhooks/env.ts";
 export { fanOutAll, type ChangeFeed } from "../webhooks/fanout/fanout.ts";
+export { catalogChangeFeed } from "../webhooks/fanout/catalog-feed.ts";
+/** Listen sessions: what the runtime's cron runs, for tests that drive it themselves. */
+export { fanOutAllToListenSessions } from "../webhooks/listen/fanout.ts";
+export { announceListenDeliveries, listenHub } from "../webhooks/listen/hub.ts";
+export { sweepListenSessions } from "../webhooks/listen/sweep.ts";
 
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */

@@ -1,3 +1,4 @@
+import { requireConsoleSession } from "../auth/access.ts";
 import { crossSiteViolation } from "../auth/cross-site.ts";
 import { AppError } from "../errors.ts";
 import { baseProcedure } from "./init.ts";
@@ -37,11 +38,6 @@ export const dataAccessProcedure = withDeps.use(async ({ ctx, next }) => {
  * credentials at all is 401.
  */
 export const sessionProcedure = withDeps.use(async ({ ctx, next }) => {
-  if (ctx.sessionToken === null) {
-    if (ctx.apiKey !== null) throw new AppError("FORBIDDEN", "An API key cannot manage the account; sign in to the console");
-    throw new AppError("UNAUTHORIZED", "Sign in to use the console");
-  }
-  const access = await ctx.deps.access.resolve({ sessionToken: ctx.sessionToken, apiKey: null });
-  if (access.kind !== "session") throw new AppError("UNAUTHORIZED", "Sign in to use the console");
+  const access = await requireConsoleSession(ctx.deps.access, ctx);
   return next({ ctx: { access } });
 });

@@ -10,6 +10,7 @@ import { revokePreviousSecretProcedure } from "./subscriptions/revoke-previous-s
 import { rotateSecretProcedure } from "./subscriptions/rotate-secret.ts";
 import { sendTestEventProcedure } from "./delivery-log/send-test-event.ts";
 import { updateSubscriptionProcedure } from "./subscriptions/update-subscription.ts";
+import { listenRouter } from "./listen/router.ts";
 
 export const webhooksRouter = router({
   list: listSubscriptionsProcedure,
@@ -23,4 +24,5 @@ export const webhooksRouter = router({
   retryDeliveries: retryDeliveriesProcedure,
   rotateSecret: rotateSecretProcedure,
   revokePreviousSecret: revokePreviousSecretProcedure,
+  listen: listenRouter,
 });

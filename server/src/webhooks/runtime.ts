@@ -6,6 +6,10 @@ import { fanOutAll, type ChangeFeed } from "./fanout/fanout.ts";
 import { purgeFinishedDeliveries, releaseExpiredLeases } from "./delivery/queue.ts";
 import { purgeExpiredPreviousSecrets } from "./subscriptions/subscriptions.ts";
 import { DeliveryWorker, type DeliveryWorkerOptions } from "./delivery/worker.ts";
+import { fanOutAllToListenSessions } from "./listen/fanout.ts";
+import { announceListenDeliveries } from "./listen/hub.ts";
+import { listenSettings } from "./listen/settings.ts";
+import { sweepListenSessions } from "./listen/sweep.ts";
 
 export interface WebhookRuntime {
   worker: DeliveryWorker | null;
@@ -26,7 +30,7 @@ export interface WebhookRuntimeOptions {
 /**
  * The background half of webhooks: a delivery worker and the periodic jobs (fan-out pump every 5 s,
  * lease sweep every 30 s, previous-secret purge every minute, hourly purge of deliveries
- * finished more than 30 days ago). `serve` starts it beside the HTTP
+ * finished more than 30 days ago; for listen sessions, a fan-out every 2 s and a sweep every 30 s). `serve` starts it beside the HTTP
  * server and stops it before the database closes; `ir21-server worker` runs it alone.
  */
 export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
@@ -40,6 +44,7 @@ export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOption
   let cron: CronHandle | null = null;
   if (options.cron !== false) {
     const now = () => env.clock.now().getTime();
+    const listen = listenSettings(deps.config);
     cron = startCron(
       [
         ...(options.feeds ?? [catalogChangeFeed]).map((feed) => ({ name: `webhooks.fanout.${feed.name}`, schedule: "*/5 * * * * *", run: () => fanOutAll(env, feed) })),
@@ -53,6 +58,17 @@ export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOption
         },
         { name: "webhooks.previous-secret-purge", schedule: "0 * * * * *", run: () => purgeExpiredPreviousSecrets(env.db, now()) },
         { name: "webhooks.delivery-retention", schedule: "0 17 * * * *", run: () => purgeFinishedDeliveries(env.db, { now: now() }) },
+        // Listen sessions (docs/webhooks.md "Listen sessions"): catalogue changes to open sessions
+        // (cheap when none is open: one indexed read), and their clean-up.
+        ...(options.feeds ?? [catalogChangeFeed]).map((feed) => ({
+          name: `webhooks.listen-fanout.${feed.name}`,
+          schedule: "*/2 * * * * *",
+          run: async () => {
+            const { sessionIds } = await fanOutAllToListenSessions(env, feed);
+            await announceListenDeliveries(deps, sessionIds);
+          },
+        })),
+        { name: "webhooks.listen-sweep", schedule: "*/30 * * * * *", run: () => sweepListenSessions(env, listen) },
       ],
       { db: env.db, owner, log: env.log },
     );

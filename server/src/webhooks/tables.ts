@@ -66,7 +66,58 @@ export interface WebhookAttemptTable {
   duration_ms: number;
   response_status: number | null;
   error: string | null;
+  /** The first 4 KiB of the receiver's response body (secrets redacted). */
   response_excerpt: string | null;
+  /** JSON object of the receiver's response headers (credentials redacted); null when none arrived or before 0410. */
+  response_headers: string | null;
+  /** 1 when the body was longer than the excerpt; null when unknown (before 0410). */
+  response_body_truncated: number | null;
+}
+
+/** A listen session (docs/webhooks.md "Listen sessions"): a developer's stream, open while it is attached. */
+export interface WebhookListenSessionTable {
+  id: string;
+  user_id: string;
+  /** JSON arrays, as on a subscription; empty events means every type. */
+  events: string;
+  countries: string;
+  operators: string;
+  /** Where the CLI says it forwards (informational; the server never connects to it). */
+  forward_to: string | null;
+  /** Sealed like a subscription's secret (secret-box.ts), with the session id as associated data. */
+  secret_sealed: string;
+  /** open: a stream is attached (or its holder's lease has not expired yet); ended otherwise. */
+  status: "open" | "ended";
+  end_reason: string | null;
+  /** The process holding the stream; only it sends this session's deliveries. */
+  holder: string | null;
+  /** The holder renews this while the stream is attached; past it the session counts as ended. */
+  lease_until: number | null;
+  /** The catalogue change-log sequence fanned out to this session so far (set to the head when it (re)attaches). */
+  last_seq: number;
+  created_at: number;
+  /** When the current stream attached (a resume moves it). */
+  connected_at: number;
+  ended_at: number | null;
+  updated_at: number;
+}
+
+/** One event sent to one listen session, with the exact body sent (sessions have no shared event rows). */
+export interface WebhookListenDeliveryTable {
+  id: string;
+  session_id: string;
+  user_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** Set while the current attempt is on the stream and its report has not come back. */
+  sent_at: number | null;
+  response_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** How far fan-out has read a change log (by sequence), advanced in the transaction that writes its deliveries. */
@@ -89,5 +140,7 @@ export interface WebhookTables {
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   webhook_fanout_cursors: WebhookFanoutCursorTable;
+  webhook_listen_sessions: WebhookListenSessionTable;
+  webhook_listen_deliveries: WebhookListenDeliveryTable;
   webhook_workers: WebhookWorkerTable;
 }

@@ -192,8 +192,53 @@ describe("delivery", () => {
     expect(event).toMatchObject({ id: h.eventId, test: true, type: "ir21.operator.updated", country_iso2: "ES", data: { summary: expect.any(String) } });
     const detail = await delivery(item.id, deliveryId);
     expect(detail.item).toMatchObject({ id: deliveryId, event_id: h.eventId, status: "delivered", attempts: 1, response_status: 200, last_error: null, next_attempt_at: null });
-    expect(detail.attempts).toEqual([{ id: expect.stringMatching(/^att_/), attempted_at: server.clock.now().toISOString(), response_status: 200, error: null }]);
+    expect(detail.attempts).toEqual([
+      {
+        id: expect.stringMatching(/^att_/),
+        attempted_at: server.clock.now().toISOString(),
+        response_status: 200,
+        error: null,
+        duration_ms: expect.any(Number),
+        response: { headers: expect.objectContaining({ "content-type": "text/plain" }), body: "ok", body_truncated: false },
+      },
+    ]);
     expect(detail.event).toEqual(event);
+  });
+
+  it("keeps what the receiver answered: headers (credentials redacted), the first 4 KiB of the body (secrets masked), duration", async () => {
+    const { item, secret } = await subscribe();
+    const long = `${"x".repeat(4_000)} ${secret} ${"y".repeat(2_000)}`;
+    receiver.respond({ status: 418, body: long, headers: { "set-cookie": "session=abc", authorization: "Bearer t", "x-trace": "t-1", "x-echo": secret } });
+    const deliveryId = await sendTest(item.id);
+    await worker.drain();
+    const [attempt] = (await delivery(item.id, deliveryId)).attempts;
+    expect(attempt).toMatchObject({ response_status: 418, error: "http_status: HTTP 418", response: { body_truncated: true } });
+    expect(attempt.response.headers).toMatchObject({ "set-cookie": "[redacted]", authorization: "[redacted]", "x-trace": "t-1", "x-echo": "whsec_[redacted]" });
+    expect(Buffer.byteLength(attempt.response.body)).toBeLessThanOrEqual(4_096 + 20);
+    expect(attempt.response.body).toMatch(/^x{4000} whsec_\[redacted\]/);
+    expect(JSON.stringify(attempt)).not.toContain(secret);
+    // A receiver that never answers: no response, the time it took.
+    receiver.respond({ hang: true });
+    const hung = await sendTest(item.id);
+    await worker.drain();
+    const [timedOut] = (await delivery(item.id, hung)).attempts;
+    expect(timedOut).toMatchObject({ response_status: null, response: null, error: expect.stringMatching(/^timeout: /) });
+    expect(timedOut.duration_ms).toBeGreaterThanOrEqual(1_900);
+  });
+
+  it("a test event of a chosen type ({event_type}) carries that type's real data shape; no body keeps the summary", async () => {
+    const { item, secret } = await subscribe(alice, { events: ["ir21.operator.updated"], countries: ["GB"] });
+    const answer = await call(alice, "POST", `/console/webhooks/${item.id}/test`, { event_type: "ir21.number_range.added" });
+    expect(answer.body.data).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), queued: true });
+    await worker.drain();
+    const sent = JSON.parse(receiver.requests.at(-1)!.body);
+    expect(signatureMatches(receiver.requests.at(-1)!.headers["x-ir21-signature"], receiver.requests.at(-1)!.headers["x-ir21-timestamp"], receiver.requests.at(-1)!.body, secret)).toBe(true);
+    expect(sent).toMatchObject({ type: "ir21.number_range.added", test: true, country_iso2: "GB", data: { after: { country_iso2: "GB", plan: expect.any(String) } } });
+    expect(Object.keys(sent.data)).toEqual(["after"]);
+    expect((await call(alice, "POST", `/console/webhooks/${item.id}/test`, { event_type: "ir21.nothing" })).status).toBe(400);
+    await sendTest(item.id);
+    await worker.drain();
+    expect(JSON.parse(receiver.requests.at(-1)!.body)).toMatchObject({ type: "ir21.operator.updated", data: { summary: expect.any(String) } });
   });
 
   it("500, 500, 200: delivered after three attempts on the schedule, each signed afresh", async () => {

@@ -20,6 +20,8 @@ import {
   EXPORT_RESOURCES,
   Ir21ApiError,
   isIr21ApiError,
+  listenStream,
+  listenStreamUrl,
   memoryCookieJar,
   syncChanges,
   type Access,
@@ -83,7 +85,12 @@ import {
   type SyncChangesOptions,
   type SyncChangesResult,
   type User,
+  type ListenDelivery,
+  type ListenMessage,
+  type ListenSession,
+  type ListenStreamOptions,
   type WebhookAttempt,
+  type WebhookAttemptResponse,
   type WebhookDelivery,
   type WebhookSubscription,
 } from "@ir21/sdk";
@@ -214,6 +221,7 @@ async function consoleFlow() {
   const keys: ConsoleOutputs["console"]["apiKeys"]["list"]["items"] = (await later.console.apiKeys.list.query()).items;
   const usage = await later.console.usage.query();
   const webhook = await deliveryFlow(later);
+  const listen = await listenFlow(later, session);
   // The plain fetch wrapper, for calls outside the typed client: the same session.
   const raw = await cookieFetch(fetch, memoryCookieJar(session))(`${baseUrl}/auth/me`);
   await later.auth.logout.mutate();
@@ -229,6 +237,7 @@ async function consoleFlow() {
     quota: typeof usage.quota === "number",
     rawStatus: raw.status,
     webhook,
+    listen,
     afterLogout: apiError && { name: apiError.name, status: apiError.status, code: apiError.code, hasRequestId: typeof apiError.requestId === "string", instance: apiError instanceof Ir21ApiError },
     constructed: { code: constructed.code, retryAfter: constructed.retryAfter },
     apiKey: key,
@@ -276,6 +285,35 @@ async function deliveryFlow(ir21: ConsoleClient) {
   } finally {
     receiver.close();
   }
+}
+
+/**
+ * A listen session (`ir21 listen` without the CLI): open the stream with the session's cookie, trigger
+ * a test event, verify the delivery with the printed secret, report an answer, read it back.
+ */
+async function listenFlow(ir21: ConsoleClient, session: string | null) {
+  const abort = new AbortController();
+  const options: ListenStreamOptions = { baseUrl: env("IR21_BASE_URL"), cookies: memoryCookieJar(session), events: ["ir21.operator.updated"], forwardTo: "http://localhost:3000/hook", signal: abort.signal };
+  const url = listenStreamUrl(options);
+  let secret: string | null = null;
+  let sessionInfo: ListenSession | null = null;
+  let delivery: ListenDelivery | null = null;
+  for await (const message of listenStream(options) as AsyncGenerator<ListenMessage>) {
+    if (message.type === "ready") {
+      secret = message.secret;
+      sessionInfo = message.session;
+      await ir21.webhooks.listen.trigger.mutate({ event_type: "ir21.operator.updated" });
+    } else if (message.type === "delivery") {
+      delivery = message.delivery;
+      break;
+    }
+  }
+  abort.abort();
+  const event = await verifyWebhook({ rawBody: delivery!.body, headers: delivery!.headers, secrets: secret!, toleranceSeconds: 10 * 365 * 86_400 });
+  await ir21.webhooks.listen.report.mutate({ id: sessionInfo!.id, deliveryId: delivery!.delivery_id, status: 200, duration_ms: 7, headers: { "x-from": "consumer" }, body: "ok" });
+  const detail = await ir21.webhooks.listen.getDelivery.query({ id: sessionInfo!.id, deliveryId: delivery!.delivery_id });
+  const answer: WebhookAttemptResponse | null = detail.attempts[0]!.response;
+  return { url: url.includes("/console/listen-sessions/stream?"), type: event.type, test: event.test, status: detail.item.status, answer };
 }
 
 async function dataFlow(apiKey: string) {

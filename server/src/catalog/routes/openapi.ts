@@ -13,6 +13,8 @@ import { EnvelopeMeta, ErrorBody } from "../../contract/envelope.ts";
 import { ERROR_CODES } from "../../contract/errors.ts";
 import { REST_BINDINGS, type RestBinding } from "../../http/rest-bindings.ts";
 import { appRouter } from "../../router.ts";
+import { LISTEN_STREAM_PATH } from "../../webhooks/listen/open-stream.ts";
+import { ZOpenStreamQuery } from "../../webhooks/listen/open-stream.types.ts";
 import { defineRoute, type DataRoute, type FileOutput, type JsonOutput } from "./route.ts";
 
 type Json = Record<string, unknown>;
@@ -164,6 +166,21 @@ function bindingOperation(components: Components, binding: RestBinding): Json {
   };
 }
 
+/** The listen stream (webhooks/listen/open-stream.ts): an h3 route answering server-sent events. */
+function listenStreamOperation(components: Components): Json {
+  return {
+    operationId: "get_webhooks_listen_stream",
+    tags: ["console"],
+    summary: "GET /console/listen-sessions/stream (server-sent events: ready, delivery, end; see docs/webhooks.md \"Listen sessions\")",
+    security: [{ session: [] }],
+    parameters: parametersOf(components, ZOpenStreamQuery, "query"),
+    responses: {
+      "200": { description: "text/event-stream: `ready` {session, secret, resumed, ping_interval_seconds, buffer}, then `delivery` {delivery_id, session_id, event_id, event_type, attempt, headers, body}, `end` {reason, message}, and `: ping` comments", content: { "text/event-stream": { schema: { type: "string" } } } },
+      ...errorResponses([400, 401, 403, 404, 409, 429, 503]),
+    },
+  };
+}
+
 /** The whole document; built once per process (the schemas do not change at run time). */
 export function buildOpenApiDocument(routes: readonly DataRoute[]): Json {
   const components = new Components();
@@ -175,6 +192,7 @@ export function buildOpenApiDocument(routes: readonly DataRoute[]): Json {
   };
   for (const route of routes) add(route.path, route.method, dataOperation(components, route));
   for (const binding of REST_BINDINGS) add(binding.path, binding.method, bindingOperation(components, binding));
+  add(LISTEN_STREAM_PATH, "GET", listenStreamOperation(components));
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   const sortedSchemas = Object.fromEntries(Object.entries(components.schemas).sort(([a], [b]) => a.localeCompare(b)));
   return {

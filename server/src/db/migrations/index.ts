@@ -8,6 +8,7 @@ import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
 import * as webhookInFlight from "./0401_webhook_in_flight.ts";
 import * as webhookWorkers from "./0402_webhook_workers.ts";
+import * as webhookListen from "./0410_webhook_listen.ts";
 
 /**
  * Every migration, by name. Names sort in apply order; each domain has its own hundred
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   "0400_webhooks": webhooks,
   "0401_webhook_in_flight": webhookInFlight,
   "0402_webhook_workers": webhookWorkers,
+  "0410_webhook_listen": webhookListen,
 };

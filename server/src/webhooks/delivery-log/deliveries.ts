@@ -6,7 +6,7 @@ import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import type { WebhookEnv } from "../env.ts";
 import { ownSubscription } from "../subscriptions/subscriptions.ts";
-import type { WebhookDeliveryTable } from "../tables.ts";
+import type { WebhookAttemptTable, WebhookDeliveryTable } from "../tables.ts";
 
 export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
   return {
@@ -22,12 +22,36 @@ export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
   };
 }
 
+/**
+ * An attempt as the console shows it: the contract's four fields, then (additive) its duration and
+ * what the receiver answered. Attempts recorded before the answer was kept (migration 0410) show their
+ * body excerpt with no headers.
+ */
+export function toAttempt(row: WebhookAttemptTable): WebhookAttempt {
+  const status = row.response_status === null ? null : Number(row.response_status);
+  return {
+    id: row.id,
+    attempted_at: toIso(Number(row.attempted_at)),
+    response_status: status,
+    error: row.error,
+    duration_ms: Number(row.duration_ms),
+    response:
+      status === null
+        ? null
+        : {
+            headers: row.response_headers ? (JSON.parse(row.response_headers) as Record<string, string>) : {},
+            body: row.response_excerpt ?? "",
+            body_truncated: Number(row.response_body_truncated ?? 0) === 1,
+          },
+  };
+}
+
 /** The position inside a cursor: base64url of the last row's sort key (created_at, id); sealed for its listing (cursors.ts). */
-function encodePosition(row: { created_at: number; id: string }): string {
+export function encodePosition(row: { created_at: number; id: string }): string {
   return Buffer.from(JSON.stringify([Number(row.created_at), row.id])).toString("base64url");
 }
 
-function decodePosition(position: string): { createdAt: number; id: string } {
+export function decodePosition(position: string): { createdAt: number; id: string } {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(position, "base64url").toString("utf8")) as [unknown, unknown];
     if (typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof id === "string" && id.length <= 64) return { createdAt, id };
@@ -85,7 +109,7 @@ export async function getDelivery(env: WebhookEnv, userId: string, subscriptionI
   ]);
   return {
     item: toDelivery(row),
-    attempts: attempts.map((a) => ({ id: a.id, attempted_at: toIso(Number(a.attempted_at)), response_status: a.response_status === null ? null : Number(a.response_status), error: a.error })),
+    attempts: attempts.map(toAttempt),
     event: JSON.parse(event.payload) as EventPayload,
   };
 }

@@ -158,6 +158,9 @@ export interface AttemptRecord {
   responseStatus: number | null;
   error: string | null;
   responseExcerpt: string | null;
+  /** The receiver's response headers as kept (answer.ts); null when no response arrived. */
+  responseHeaders?: Record<string, string> | null;
+  responseTruncated?: boolean;
 }
 
 export interface Outcome {
@@ -205,6 +208,8 @@ export async function completeAttempt(db: Db, claim: Claim, input: { now: number
         response_status: input.attempt.responseStatus,
         error: input.attempt.error,
         response_excerpt: input.attempt.responseExcerpt,
+        response_headers: input.attempt.responseHeaders ? JSON.stringify(input.attempt.responseHeaders) : null,
+        response_body_truncated: input.attempt.responseStatus === null ? null : input.attempt.responseTruncated ? 1 : 0,
       })
       .execute();
     return true;

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { BlockedUrlError, checkUrl, resolveTarget, type ResolvedAddress, type UrlPolicy } from "../subscriptions/url-policy.ts";
+import { ANSWER_BODY_BYTES, keptHeaders, redactSecrets } from "./answer.ts";
 
 /**
  * One HTTP POST of a delivery, guarded against SSRF at connect time: the URL is checked again,
@@ -20,7 +21,7 @@ export interface SendLimits {
   maxResponseBytes: number;
 }
 
-export const DEFAULT_SEND_LIMITS: SendLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 15_000, maxResponseBytes: 4_096 };
+export const DEFAULT_SEND_LIMITS: SendLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 15_000, maxResponseBytes: ANSWER_BODY_BYTES };
 
 /** A failure class, stored as the prefix of the attempt's error text. */
 export type SendErrorCode = "internal" | "ssrf_blocked" | "dns" | "connect_timeout" | "timeout" | "connection" | "tls" | "redirect_not_followed" | "http_status";
@@ -31,8 +32,12 @@ export interface SendResult {
   errorCode: SendErrorCode | null;
   /** Human-readable, no secrets; null on a 2xx. */
   error: string | null;
-  /** The start of the response body (UTF-8, at most maxResponseBytes). */
+  /** The start of the response body (UTF-8, at most maxResponseBytes, secrets masked: answer.ts). */
   responseExcerpt: string | null;
+  /** The response headers as kept (answer.ts); null when no response arrived. */
+  responseHeaders: Record<string, string> | null;
+  /** True when the body went on past the excerpt. */
+  responseTruncated: boolean;
   /** The Retry-After header as sent, for the scheduler to interpret. */
   retryAfter: string | null;
   durationMs: number;
@@ -69,7 +74,7 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
   const started = performance.now();
   const finish = (partial: Omit<SendResult, "durationMs">): SendResult => ({ ...partial, durationMs: Math.round(performance.now() - started) });
   const failure = (errorCode: SendErrorCode, error: string, status: number | null = null) =>
-    finish({ status, errorCode, error: `${errorCode}: ${error}`.slice(0, 1024), responseExcerpt: null, retryAfter: null });
+    finish({ status, errorCode, error: `${errorCode}: ${error}`.slice(0, 1024), responseExcerpt: null, responseHeaders: null, responseTruncated: false, retryAfter: null });
 
   let target;
   let addresses: ResolvedAddress[];
@@ -138,8 +143,10 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
       const location = typeof res.headers.location === "string" ? res.headers.location.slice(0, 200) : null;
       const chunks: Buffer[] = [];
       let kept = 0;
+      let truncated = false;
+      const headers = keptHeaders(Object.entries(res.headers));
       const done = () => {
-        const excerpt = chunks.length ? Buffer.concat(chunks).toString("utf8") : null;
+        const excerpt = chunks.length ? redactSecrets(Buffer.concat(chunks).toString("utf8")) : null;
         // The socket is ours alone (no agent): dropping it is how we stop reading.
         res.destroy();
         req.destroy();
@@ -152,15 +159,20 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
           errorCode = "http_status";
           error = `http_status: HTTP ${status}`;
         }
-        settle(finish({ status, errorCode, error, responseExcerpt: excerpt, retryAfter }));
+        settle(finish({ status, errorCode, error, responseExcerpt: excerpt, responseHeaders: headers, responseTruncated: truncated, retryAfter }));
       };
       res.on("data", (chunk: Buffer) => {
         if (kept < limits.maxResponseBytes) {
           const part = chunk.subarray(0, limits.maxResponseBytes - kept);
           chunks.push(part);
           kept += part.length;
+          if (part.length < chunk.length) truncated = true;
+        } else truncated = true;
+        // A full excerpt whose end has not been seen: what follows is never read.
+        if (kept >= limits.maxResponseBytes) {
+          truncated ||= !res.complete;
+          done();
         }
-        if (kept >= limits.maxResponseBytes) done();
       });
       res.on("end", done);
       res.on("error", done);

@@ -231,7 +231,16 @@ export class DeliveryWorker {
         // Never a poison pill: whatever failed (e.g. a secret sealed under a key no longer configured)
         // is recorded as a failed attempt and follows the schedule like any other failure.
         log.error({ err: error, delivery_id: claim.deliveryId }, "webhook attempt could not be made");
-        result = { status: null, errorCode: "internal", error: "internal: the attempt could not be prepared; see the server log", responseExcerpt: null, retryAfter: null, durationMs: 0 };
+        result = {
+          status: null,
+          errorCode: "internal",
+          error: "internal: the attempt could not be prepared; see the server log",
+          responseExcerpt: null,
+          responseHeaders: null,
+          responseTruncated: false,
+          retryAfter: null,
+          durationMs: 0,
+        };
       }
       const now = clock.now().getTime();
       const attemptsMade = Number(row.attempts) + 1;
@@ -247,6 +256,8 @@ export class DeliveryWorker {
           responseStatus: result.status,
           error: result.error,
           responseExcerpt: result.responseExcerpt,
+          responseHeaders: result.responseHeaders,
+          responseTruncated: result.responseTruncated,
         },
         outcome: ok ? { status: "delivered", nextAttemptAt: null } : delay === null ? { status: "failed", nextAttemptAt: null } : { status: "pending", nextAttemptAt: now + delay },
       });

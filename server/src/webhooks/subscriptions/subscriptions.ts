@@ -11,6 +11,7 @@ import { MAX_ATTEMPTS } from "../delivery/schedule.ts";
 import { generateSecret } from "../delivery/signing.ts";
 import type { WebhookSubscriptionTable } from "../tables.ts";
 import { BlockedUrlError, vetUrl } from "./url-policy.ts";
+import { sampleEvent, scopeOf } from "../delivery-log/sample-events.ts";
 
 /** Subscriptions per account: enough for every environment a team runs, small enough to bound fan-out. */
 export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 20;
@@ -234,10 +235,12 @@ export async function purgeExpiredPreviousSecrets(db: Db, now: number): Promise<
 }
 
 /**
- * Queues a test event for one subscription: test: true, a summary in data, delivered through the
- * same queue, signing and URL checks as any event, whatever the subscription's filters.
+ * Queues a test event for one subscription, delivered through the same queue, signing and URL checks
+ * as any event, whatever the subscription's filters. Without `eventType` (the contract's bodiless call)
+ * it is the subscription's first selected type with a summary in data; with it, a sample of that type
+ * with the data a real one carries (sample-events.ts).
  */
-export async function queueTestEvent(env: WebhookEnv, userId: string, id: string, dataset: { version: string }): Promise<{ deliveryId: string }> {
+export async function queueTestEvent(env: WebhookEnv, userId: string, id: string, dataset: { version: string }, eventType?: EventType): Promise<{ deliveryId: string }> {
   return writeTransaction(env.db, async (trx, { afterCommit }) => {
     // Locked, so a concurrent delete or disable waits for this delivery, which it then removes or cancels.
     const row = await ownSubscription(trx, userId, id, { lock: true });
@@ -246,19 +249,21 @@ export async function queueTestEvent(env: WebhookEnv, userId: string, id: string
     const events = JSON.parse(row.events) as EventType[];
     const countries = JSON.parse(row.countries) as string[];
     const operators = JSON.parse(row.operators) as string[];
-    const eventId = newId("evt", now);
-    const payload: EventPayload = {
-      id: eventId,
-      type: events[0] ?? CATALOG_UPDATED,
-      occurred_at: toIso(now),
-      effective_at: null,
-      dataset_version: dataset.version,
-      previous_version: dataset.version,
-      country_iso2: countries[0] ?? "",
-      operator_id: operators[0] ?? "",
-      data: { summary: `Test event for webhook ${id}: if you can verify this signature, your endpoint is set up.` },
-      test: true,
-    };
+    const payload: EventPayload = eventType
+      ? await sampleEvent(trx, eventType, scopeOf({ countries, operators }), now)
+      : {
+          id: newId("evt", now),
+          type: events[0] ?? CATALOG_UPDATED,
+          occurred_at: toIso(now),
+          effective_at: null,
+          dataset_version: dataset.version,
+          previous_version: dataset.version,
+          country_iso2: countries[0] ?? "",
+          operator_id: operators[0] ?? "",
+          data: { summary: `Test event for webhook ${id}: if you can verify this signature, your endpoint is set up.` },
+          test: true,
+        };
+    const eventId = payload.id;
     const deliveryId = newId("dlv", now);
     await trx.insertInto("webhook_events").values({ id: eventId, type: payload.type, payload: JSON.stringify(payload), source_seq: null, subscription_id: id, created_at: now }).execute();
     await trx.insertInto("webhook_deliveries").values(newDeliveryRow({ id: deliveryId, subscriptionId: id, userId, eventId, eventType: payload.type, now })).execute();
