@@ -176,7 +176,7 @@ function AttemptAnswer({ attempt, response }: { attempt: WebhookAttempt; respons
       {response.body === "" ? (
         <p className="muted">{t("delivery.emptyBody")}</p>
       ) : (
-        <pre className="code-block" tabIndex={0} aria-label={t("delivery.responseBodyOf", { id: attempt.id })}>
+        <pre className="code-block code-wrap" tabIndex={0} aria-label={t("delivery.responseBodyOf", { id: attempt.id })}>
           {response.body}
         </pre>
       )}
