@@ -422,6 +422,20 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("zh-CN");
     await audit("usage-zh");
     await visit("/webhooks", "Webhook", "webhooks-zh");
+    await visible(page.getByRole("region", { name: "监听会话" }).getByText("ir21 listen --forward-to"));
+    // A location given per language is shown in the reader's.
+    await page.route("**/v1/lookup?*", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.data.location = { en: "Beijing", zh: "北京" };
+      await route.fulfill({ response, json: body });
+    });
+    await visit("/explorer", "数据浏览", "explorer-lookup-zh-empty");
+    await page.getByLabel("要查询的号码").fill("+8613912345678");
+    await page.getByRole("button", { name: "查询", exact: true }).click();
+    await visible(page.getByRole("article").getByText("北京", { exact: true }));
+    expect(await page.getByRole("article").getByText("Beijing").count()).toBe(0);
+    await page.unroute("**/v1/lookup?*");
 
     await page.setViewportSize({ width: 375, height: 800 });
     for (const [path, heading] of [["/usage", "用量"], ["/keys", "API 密钥"], ["/webhooks", "Webhook"]] as const) {
