@@ -15,6 +15,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { createConsoleClient, listenStream, memoryCookieJar } from "@ir21/sdk";
 import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, startTestReceiver, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { OUTPUT_DIR, launchChromium, localhostCertificate, runBrowserTests, screenshot, seriousViolations, startBrowserServer, watchPage, webStorage } from "./harness.ts";
 
@@ -181,7 +182,23 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await page.getByRole("link", { name: "Go to the endpoint" }).click();
     await visible(page.getByRole("heading", { level: 1, name: /Webhook endpoint/ }));
 
+    // A test of a chosen type: the picker lists every type with its one-line description.
+    receiver.respond({ status: 202, headers: { "x-receiver": "browser-test", "set-cookie": "sid=1" }, body: '{"accepted":true}' });
     await page.getByRole("button", { name: "Send test event" }).click();
+    const testDialog = page.getByRole("dialog", { name: "Send a test event" });
+    await visible(testDialog);
+    expect(await testDialog.getByRole("radio").count()).toBe(12);
+    expect(await testDialog.getByRole("radio", { name: "Summary (the plain test)" }).isChecked()).toBe(true);
+    const networkUpdated = testDialog.getByRole("radio", { name: "ir21.network.updated", exact: true });
+    expect(await networkUpdated.getAttribute("aria-describedby").then((id) => page.locator(`[id="${id}"]`).textContent())).toBe("A network changed (technologies, bands, status…).");
+    // The endpoint's own types are marked (they are part of the button's name).
+    await visible(testDialog.getByRole("radio", { name: "ir21.operator.updated subscribed" }));
+    await networkUpdated.focus();
+    await page.keyboard.press("Space");
+    expect(await networkUpdated.isChecked()).toBe(true);
+    await audit("webhook-test");
+    await testDialog.getByRole("button", { name: "Send test", exact: true }).click();
+    await testDialog.waitFor({ state: "hidden" });
     await visible(page.getByText(/Test event queued/));
     await worker.drain();
     await page.getByRole("button", { name: "Refresh" }).click();
@@ -189,17 +206,37 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await audit("webhook-detail");
     expect(receiver.requests).toHaveLength(1);
     expect(verifies(receiver.requests[0]!, secret)).toBe(true);
+    // A realistic sample of the chosen type, outside the endpoint's event types: a network's update.
+    const sent = JSON.parse(receiver.requests[0]!.body);
+    expect(sent).toMatchObject({ type: "ir21.network.updated", test: true });
+    expect(sent.data.changed_fields.length).toBeGreaterThan(0);
 
+    // The delivery's attempt shows what the receiver answered: status, duration, headers, body.
+    receiver.respond({ status: 200, body: "y".repeat(5000) });
     await page.getByRole("link", { name: "Open the delivery" }).click();
     await visible(page.getByRole("heading", { level: 1, name: "Delivery" }));
-    await visible(page.getByRole("region", { name: "Attempts" }).getByRole("cell", { name: "200" }));
+    const attempts = page.getByRole("region", { name: "Attempts" });
+    await visible(attempts.getByRole("cell", { name: "202" }));
+    expect(await attempts.getByRole("row").nth(1).textContent()).toMatch(/\d+ ms/);
+    const answer = page.locator("details", { hasText: "What the receiver answered" }).first();
+    expect(await answer.getAttribute("open"), "the last answer is open").not.toBeNull();
+    const headersRegion = page.getByRole("region", { name: /^Response headers of attempt att_/ });
+    expect(await headersRegion.getByRole("row", { name: /x-receiver/ }).textContent()).toContain("browser-test");
+    expect(await headersRegion.getByRole("row", { name: /set-cookie/ }).textContent()).toContain("[redacted]");
+    expect(await page.getByLabel(/^Response body of attempt att_/).textContent()).toBe('{"accepted":true}');
+    expect(await page.getByText("Truncated: only the first 4 KiB").count()).toBe(0);
     const payload = JSON.parse((await page.getByLabel("Event payload").textContent()) ?? "{}");
-    expect(payload).toMatchObject({ test: true, id: JSON.parse(receiver.requests[0]!.body).id });
+    expect(payload).toMatchObject({ test: true, id: sent.id, type: "ir21.network.updated" });
     await page.getByRole("button", { name: "Retry delivery" }).click();
     await visible(page.getByText("Queued again."));
     await worker.drain();
     await page.getByRole("button", { name: "Refresh" }).click();
-    await page.getByRole("region", { name: "Attempts" }).getByRole("row").nth(2).waitFor({ timeout: WAIT });
+    await attempts.getByRole("row").nth(2).waitFor({ timeout: WAIT });
+    // The retry's answer (5,000 bytes) is kept to 4 KiB and says so; the first answer is now closed.
+    await visible(page.getByText("Truncated: only the first 4 KiB of the body were kept."));
+    const bodies = page.getByLabel(/^Response body of attempt att_/);
+    expect((await bodies.last().textContent())!.length).toBe(4096);
+    expect(await page.locator("details[open]").count()).toBe(1);
     await audit("webhook-delivery");
     expect(receiver.requests).toHaveLength(2);
     expect(JSON.parse(receiver.requests[1]!.body).id).toBe(payload.id);
@@ -232,16 +269,110 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await visible(page.getByText("No previous secret is in use."));
   });
 
+  it("lists listen sessions, triggers a chosen event to the open one, shows the forwarder's report, and ends it", async () => {
+    await visit("/webhooks", "Webhooks", "webhooks-listen-none");
+    const panel = page.getByRole("region", { name: "Listen sessions" });
+    await visible(panel.getByText("ir21 listen --forward-to http://localhost:3000/webhooks"));
+    await visible(panel.getByText(/No open session: start ir21 listen first/));
+    expect(await panel.getByRole("button", { name: "Trigger a test event" }).isDisabled()).toBe(true);
+
+    // What `ir21 listen` does, from this process with the browser's session: open a stream, forward, report.
+    const cookie = (await context.cookies()).find((c) => c.name === "ir21_session")!;
+    const jar = memoryCookieJar(`${cookie.name}=${cookie.value}`);
+    const abort = new AbortController();
+    const stream = listenStream({ baseUrl: server.url, cookies: jar, forwardTo: "http://localhost:3000/webhooks", events: ["ir21.operator.updated"], signal: abort.signal });
+    try {
+      const ready = (await stream.next()).value;
+      if (ready?.type !== "ready" || !ready.secret) throw new Error(`expected ready with a secret, got ${JSON.stringify(ready)}`);
+      const sessionId = ready.session.id;
+      await panel.getByRole("button", { name: "Refresh sessions" }).click();
+      const row = panel.getByRole("row", { name: new RegExp(sessionId) });
+      await visible(row);
+      expect(await row.textContent()).toMatch(/Open.*1 types.*http:\/\/localhost:3000\/webhooks/s);
+
+      // Trigger a type outside the session's filter: a test event goes to every open session.
+      await panel.getByRole("button", { name: "Trigger a test event" }).click();
+      const trigger = page.getByRole("dialog", { name: "Trigger a test event" });
+      await visible(trigger);
+      await trigger.getByRole("radio", { name: "ir21.number_range.added", exact: true }).check();
+      await visible(trigger.getByText("A number range was added."));
+      await audit("listen-trigger");
+      await trigger.getByRole("button", { name: "Send to open sessions" }).click();
+      await visible(trigger.getByText(/ir21\.number_range\.added sent to 1 sessions/));
+      const message = (await stream.next()).value;
+      if (message?.type !== "delivery") throw new Error(`expected a delivery, got ${JSON.stringify(message)}`);
+      const delivery = message.delivery;
+      expect(delivery).toMatchObject({ session_id: sessionId, event_type: "ir21.number_range.added" });
+      expect(JSON.parse(delivery.body)).toMatchObject({ type: "ir21.number_range.added", test: true });
+      const lowered = Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      expect(verifies({ headers: lowered, body: delivery.body }, ready.secret)).toBe(true);
+      // The local receiver's answer, as the forwarder reports it.
+      const consoleApi = createConsoleClient({ baseUrl: server.url, cookies: jar });
+      await consoleApi.webhooks.listen.report.mutate({ id: sessionId, deliveryId: delivery.delivery_id, status: 418, duration_ms: 37, headers: { "content-type": "text/plain", "x-local": "laptop" }, body: "not today" });
+
+      await trigger.getByRole("link", { name: `Open the delivery to ${sessionId}` }).click();
+      await visible(page.getByRole("heading", { level: 1, name: "Delivery" }));
+      await visible(page.getByText("Failed", { exact: true }));
+      const attempts = page.getByRole("region", { name: "Attempts" });
+      await visible(attempts.getByRole("cell", { name: "418" }));
+      await visible(attempts.getByRole("cell", { name: "37 ms" }));
+      expect(await page.getByRole("region", { name: /^Response headers of attempt/ }).getByRole("row", { name: /x-local/ }).textContent()).toContain("laptop");
+      expect(await page.getByLabel(/^Response body of attempt/).textContent()).toBe("not today");
+      expect(await page.getByRole("button", { name: "Retry delivery" }).count(), "listen deliveries are not retried").toBe(0);
+      expect(JSON.parse((await page.getByLabel("Event payload").textContent()) ?? "{}").id).toBe(JSON.parse(delivery.body).id);
+      await audit("listen-delivery");
+
+      await page.getByRole("link", { name: "Listen session" }).click();
+      await visible(page.getByRole("heading", { level: 1, name: /Listen session/ }));
+      await visible(page.getByRole("region", { name: "Deliveries" }).getByRole("link", { name: "ir21.number_range.added" }));
+      await audit("listen-session");
+
+      // End it from the list: the stream ends for good.
+      await page.getByRole("link", { name: "Webhooks" }).first().click();
+      await panel.getByRole("button", { name: `End session ${sessionId}` }).click();
+      const confirm = page.getByRole("dialog", { name: `End session ${sessionId}?` });
+      await confirm.getByRole("button", { name: "End session", exact: true }).click();
+      await confirm.waitFor({ state: "hidden" });
+      await visible(panel.getByRole("row", { name: new RegExp(sessionId) }).getByText("Ended"));
+      expect(await panel.getByRole("row", { name: new RegExp(sessionId) }).textContent()).toContain("reason: ended");
+      const end = (await stream.next()).value;
+      expect(end).toMatchObject({ type: "end", reason: "ended" });
+      await audit("webhooks-listen");
+    } finally {
+      abort.abort();
+      await stream.return(undefined).catch(() => {});
+    }
+  });
+
   it("looks up a number as a readable card and browses the catalogue (metered on the account)", async () => {
     await visit("/explorer", "Data explorer", "explorer-lookup-empty");
     await page.getByLabel("Number to look up").fill("+8613912345678");
+    const real = page.waitForResponse((r) => r.url().includes("/v1/lookup?"));
     await page.getByRole("button", { name: "Look up", exact: true }).click();
+    const realAnswer = (await (await real).json()).data;
     const card = page.getByRole("article");
     await visible(card);
     await visible(card.getByText("Range holder"));
     expect(await card.textContent()).toMatch(/CN/);
     expect(await card.textContent()).toMatch(/China Mobile/);
+    // Location and time zones are optional: absent from the answer, absent from the card.
+    if (!("location" in realAnswer)) expect(await card.getByText("Location", { exact: true }).count()).toBe(0);
+    if (!("time_zones" in realAnswer) && !("time_zone" in realAnswer)) expect(await card.getByText("Time zones", { exact: true }).count()).toBe(0);
     await audit("explorer-lookup");
+
+    // An answer that carries them (the server's own answer, with the two fields added on the way).
+    await page.route("**/v1/lookup?*", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.data.location = { en: "Beijing", zh: "北京" };
+      body.data.time_zones = ["Asia/Shanghai"];
+      await route.fulfill({ response, json: body });
+    });
+    await page.getByRole("button", { name: "Look up", exact: true }).click();
+    await visible(card.getByText("Beijing", { exact: true }));
+    expect(await card.getByRole("definition").filter({ hasText: "Asia/Shanghai" }).count()).toBe(1);
+    expect(await card.textContent()).toMatch(/Location\s*Beijing.*Time zones\s*Asia\/Shanghai/s);
+    await page.unroute("**/v1/lookup?*");
 
     await page.getByRole("link", { name: "Browse" }).click();
     await visible(page.getByLabel("Filter countries (name, ISO code or calling code)"));
@@ -291,6 +422,20 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("zh-CN");
     await audit("usage-zh");
     await visit("/webhooks", "Webhook", "webhooks-zh");
+    await visible(page.getByRole("region", { name: "监听会话" }).getByText("ir21 listen --forward-to"));
+    // A location given per language is shown in the reader's.
+    await page.route("**/v1/lookup?*", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.data.location = { en: "Beijing", zh: "北京" };
+      await route.fulfill({ response, json: body });
+    });
+    await visit("/explorer", "数据浏览", "explorer-lookup-zh-empty");
+    await page.getByLabel("要查询的号码").fill("+8613912345678");
+    await page.getByRole("button", { name: "查询", exact: true }).click();
+    await visible(page.getByRole("article").getByText("北京", { exact: true }));
+    expect(await page.getByRole("article").getByText("Beijing").count()).toBe(0);
+    await page.unroute("**/v1/lookup?*");
 
     await page.setViewportSize({ width: 375, height: 800 });
     for (const [path, heading] of [["/usage", "用量"], ["/keys", "API 密钥"], ["/webhooks", "Webhook"]] as const) {

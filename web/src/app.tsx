@@ -18,6 +18,7 @@ const PAGES = {
   webhookForm: () => import("./pages/webhooks/form-page.tsx"),
   webhook: () => import("./pages/webhooks/detail.tsx"),
   delivery: () => import("./pages/webhooks/delivery.tsx"),
+  listenSession: () => import("./pages/webhooks/listen-session.tsx"),
   explorer: () => import("./pages/explorer/explorer.tsx"),
   contact: () => import("./pages/contact.tsx"),
 };
@@ -29,6 +30,7 @@ const WebhooksPage = lazy(PAGES.webhooks);
 const WebhookFormPage = lazy(PAGES.webhookForm);
 const WebhookPage = lazy(PAGES.webhook);
 const DeliveryPage = lazy(PAGES.delivery);
+const ListenSessionPage = lazy(PAGES.listenSession);
 const ExplorerPage = lazy(PAGES.explorer);
 const ContactPage = lazy(PAGES.contact);
 
@@ -37,9 +39,23 @@ const ContactPage = lazy(PAGES.contact);
  * one round trip less before the page is usable. (The modules are cached, so lazy() finds them.)
  */
 export function preloadPage(path: string): void {
-  const [, first = "", second = "", third = ""] = path.replace(/^\/app/, "").split("/");
+  const [, first = "", second = "", third = "", , fifth = ""] = path.replace(/^\/app/, "").split("/");
   const page =
-    first === "webhooks" ? (second === "" ? "webhooks" : second === "new" || third === "edit" ? "webhookForm" : third === "deliveries" ? "delivery" : "webhook") : first === "" ? "usage" : first;
+    first === "webhooks"
+      ? second === ""
+        ? "webhooks"
+        : second === "listen"
+          ? fifth === ""
+            ? "listenSession"
+            : "delivery"
+          : second === "new" || third === "edit"
+            ? "webhookForm"
+            : third === "deliveries"
+              ? "delivery"
+              : "webhook"
+      : first === ""
+        ? "usage"
+        : first;
   if (page in PAGES) void PAGES[page as keyof typeof PAGES]().catch(() => {});
 }
 
@@ -70,6 +86,10 @@ export function App() {
             <Route path="/webhooks">{signedIn(<WebhooksPage />)}</Route>
             <Route path="/webhooks/new">{signedIn(<WebhookFormPage />)}</Route>
             <Route path="/webhooks/:id/edit">{(params) => signedIn(<WebhookFormPage id={params.id} />)}</Route>
+            <Route path="/webhooks/listen/:sessionId/deliveries/:deliveryId">
+              {(params) => signedIn(<DeliveryPage id={params.sessionId} deliveryId={params.deliveryId} listen />)}
+            </Route>
+            <Route path="/webhooks/listen/:sessionId">{(params) => signedIn(<ListenSessionPage id={params.sessionId} />)}</Route>
             <Route path="/webhooks/:id/deliveries/:deliveryId">{(params) => signedIn(<DeliveryPage id={params.id} deliveryId={params.deliveryId} />)}</Route>
             <Route path="/webhooks/:id">{(params) => signedIn(<WebhookPage id={params.id} />)}</Route>
             <Route path="/explorer/:tab?">{(params) => signedIn(<ExplorerPage tab={params.tab} />)}</Route>

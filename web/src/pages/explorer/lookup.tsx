@@ -72,13 +72,15 @@ export function LookupTab() {
 }
 
 function AnswerCard({ answer }: { answer: Answer }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const r = answer.result;
   const operator: Operator | null = r.operator;
   const network: Network | null = r.network;
   const range = r.range;
-  // Location and time zone are not in the lookup yet; show them as soon as the server sends them.
-  const extra = r as unknown as { location?: unknown; time_zones?: unknown };
+  // Location and time zones are optional fields of the answer (issue 19's enrichment): shown only
+  // when the answer carries them, "Unknown" when it carries them as null.
+  const extra = r as unknown as { location?: unknown; time_zones?: unknown; time_zone?: unknown };
+  const timeZones = extra.time_zones !== undefined ? extra.time_zones : extra.time_zone;
   return (
     <article className="card answer" aria-labelledby="answer-title">
       <h3 id="answer-title">
@@ -103,8 +105,8 @@ function AnswerCard({ answer }: { answer: Answer }) {
         <Fact term={t("lookup.rangeKind")} value={range ? `${range.kind} (${range.plan})` : null} />
         {answer.kind === "number" && (answer.result as NumberLookup).match ? <Fact term={t("lookup.prefix")} value={(answer.result as NumberLookup).match!.prefix} /> : null}
         {answer.kind === "imsi" ? <Fact term="MCC / MNC" value={`${(answer.result as ImsiLookup).mcc ?? "—"} / ${(answer.result as ImsiLookup).mnc ?? "—"}`} /> : null}
-        {extra.location !== undefined ? <Fact term={t("lookup.location")} value={typeof extra.location === "string" ? extra.location : JSON.stringify(extra.location)} /> : null}
-        {extra.time_zones !== undefined ? <Fact term={t("lookup.timeZones")} value={Array.isArray(extra.time_zones) ? extra.time_zones.join(", ") : String(extra.time_zones)} /> : null}
+        {extra.location !== undefined ? <Fact term={t("lookup.location")} value={locationText(extra.location, lang)} /> : null}
+        {timeZones !== undefined ? <Fact term={t("lookup.timeZones")} value={timeZonesText(timeZones)} /> : null}
         <Fact term={t("lookup.version")} value={answer.version} />
       </dl>
       {answer.kind === "number" && (answer.result as NumberLookup).note ? <p className="hint">{(answer.result as NumberLookup).note}</p> : null}
@@ -123,4 +125,28 @@ function Fact({ term, value, note }: { term: string; value: string | null; note?
       </dd>
     </div>
   );
+}
+
+/**
+ * A location as text in the reader's language: a plain string, or an object with one name per
+ * language (`{en, zh}`, `{name, name_zh}`, …; the other language when the reader's is missing).
+ */
+function locationText(value: unknown, lang: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") return value.trim() === "" ? null : value;
+  if (typeof value !== "object" || Array.isArray(value)) return String(value);
+  const names = value as Record<string, unknown>;
+  const keys = lang === "zh-CN" ? ["zh", "zh-CN", "zh_CN", "zh_hans", "name_zh", "en", "name_en", "name"] : ["en", "name_en", "name", "zh", "zh-CN", "zh_CN", "name_zh"];
+  for (const key of keys) {
+    const name = names[key];
+    if (typeof name === "string" && name.trim() !== "") return name;
+  }
+  return null;
+}
+
+/** IANA time zones as text: a list ("Asia/Shanghai, Asia/Urumqi") or one name. */
+function timeZonesText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.length ? value.map(String).join(", ") : null;
+  return String(value);
 }

@@ -4,15 +4,20 @@ import { api } from "../../api.ts";
 import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle, TableWrap } from "../../ui/layout-bits.tsx";
-import { deliveriesKey, deliveryKey, statusLabel } from "./shared.ts";
+import { deliveriesKey, deliveryKey, listenDeliveryKey, statusLabel } from "./shared.ts";
+import type { WebhookAttempt, WebhookAttemptResponse } from "@ir21/sdk";
 
-/** One delivery: its state, every attempt, the event as sent, and a manual retry (same event id). */
-export default function DeliveryPage({ id, deliveryId }: { id: string; deliveryId: string }) {
+/**
+ * One delivery: its state, every attempt with what the receiver answered, the event as sent, and for
+ * a subscription a manual retry (same event id). `listen` shows a listen session's delivery instead
+ * (`id` is then the session's): same record, no retry (the developer triggers another).
+ */
+export default function DeliveryPage({ id, deliveryId, listen = false }: { id: string; deliveryId: string; listen?: boolean }) {
   const { t, dateTime, number } = useI18n();
   const queryClient = useQueryClient();
   const delivery = useQuery({
-    queryKey: deliveryKey(id, deliveryId),
-    queryFn: () => api.webhooks.getDelivery.query({ id, deliveryId }),
+    queryKey: listen ? listenDeliveryKey(id, deliveryId) : deliveryKey(id, deliveryId),
+    queryFn: () => (listen ? api.webhooks.listen.getDelivery.query({ id, deliveryId }) : api.webhooks.getDelivery.query({ id, deliveryId })),
     refetchInterval: (query) => (query.state.data?.item.status === "pending" ? 3000 : false),
   });
   const retry = useMutation({
@@ -24,7 +29,8 @@ export default function DeliveryPage({ id, deliveryId }: { id: string; deliveryI
   return (
     <>
       <p className="breadcrumb">
-        <Link href="/webhooks">{t("nav.webhooks")}</Link> › <Link href={`/webhooks/${id}`}>{t("webhooks.detailTitle")}</Link>
+        <Link href="/webhooks">{t("nav.webhooks")}</Link> ›{" "}
+        {listen ? <Link href={`/webhooks/listen/${id}`}>{t("listen.sessionTitle")}</Link> : <Link href={`/webhooks/${id}`}>{t("webhooks.detailTitle")}</Link>}
       </p>
       <PageTitle text={t("delivery.title")} />
       {delivery.isPending ? <Loading /> : null}
@@ -67,14 +73,16 @@ export default function DeliveryPage({ id, deliveryId }: { id: string; deliveryI
               </div>
             </dl>
             <div className="actions">
-              <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
-                {t("delivery.retry")}
-              </button>
+              {listen ? null : (
+                <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
+                  {t("delivery.retry")}
+                </button>
+              )}
               <button type="button" className="button-secondary" onClick={() => delivery.refetch()} disabled={delivery.isFetching}>
                 {t("common.refresh")}
               </button>
             </div>
-            <p className="hint">{t("delivery.retryNote")}</p>
+            <p className="hint">{listen ? t("listen.noRetry") : t("delivery.retryNote")}</p>
             {retry.isSuccess ? (
               <p role="status" className="notice notice-info">
                 {t("delivery.retried")}
@@ -83,30 +91,7 @@ export default function DeliveryPage({ id, deliveryId }: { id: string; deliveryI
             {retry.isError ? <ErrorNotice error={retry.error} /> : null}
           </section>
           <h2>{t("delivery.attemptsTitle")}</h2>
-          {delivery.data.attempts.length === 0 ? (
-            <p className="muted">{t("delivery.noAttempts")}</p>
-          ) : (
-            <TableWrap label={t("delivery.attemptsTitle")}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("delivery.attemptedAt")}</th>
-                    <th scope="col">{t("deliveries.response")}</th>
-                    <th scope="col">{t("delivery.error")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {delivery.data.attempts.map((a) => (
-                    <tr key={a.id}>
-                      <th scope="row">{dateTime(a.attempted_at)}</th>
-                      <td>{a.response_status ?? "—"}</td>
-                      <td>{a.error ?? "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
+          <Attempts attempts={delivery.data.attempts} />
           <h2>{t("delivery.payload")}</h2>
           <pre className="code-block" tabIndex={0} aria-label={t("delivery.payload")}>
             {JSON.stringify(delivery.data.event, null, 2)}
@@ -114,5 +99,88 @@ export default function DeliveryPage({ id, deliveryId }: { id: string; deliveryI
         </>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Every attempt in a table (when, status, how long, error), then what the receiver answered to each:
+ * its headers (credentials redacted by the server) and the start of its body. The last answer is
+ * open, the earlier ones a click away.
+ */
+function Attempts({ attempts }: { attempts: WebhookAttempt[] }) {
+  const { t, dateTime, number } = useI18n();
+  if (attempts.length === 0) return <p className="muted">{t("delivery.noAttempts")}</p>;
+  return (
+    <>
+      <TableWrap label={t("delivery.attemptsTitle")}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t("delivery.attemptedAt")}</th>
+              <th scope="col">{t("deliveries.response")}</th>
+              <th scope="col" className="num">
+                {t("delivery.duration")}
+              </th>
+              <th scope="col">{t("delivery.error")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {attempts.map((a) => (
+              <tr key={a.id}>
+                <th scope="row">{dateTime(a.attempted_at)}</th>
+                <td>{a.response_status ?? "—"}</td>
+                <td className="num">{t("delivery.ms", { n: number(a.duration_ms) })}</td>
+                <td>{a.error ?? "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      {attempts.map((a, index) =>
+        a.response ? (
+          <details key={a.id} className="answer-details" open={index === attempts.length - 1}>
+            <summary>{t("delivery.answerOf", { at: dateTime(a.attempted_at), status: a.response_status ?? "—" })}</summary>
+            <AttemptAnswer attempt={a} response={a.response} />
+          </details>
+        ) : null,
+      )}
+    </>
+  );
+}
+
+function AttemptAnswer({ attempt, response }: { attempt: WebhookAttempt; response: WebhookAttemptResponse }) {
+  const { t } = useI18n();
+  const headers = Object.entries(response.headers);
+  return (
+    <div className="card">
+      <h3>{t("delivery.responseHeaders")}</h3>
+      {headers.length === 0 ? (
+        <p className="muted">{t("delivery.noHeaders")}</p>
+      ) : (
+        <TableWrap label={t("delivery.responseHeadersOf", { id: attempt.id })}>
+          <table className="headers-table">
+            <tbody>
+              {headers.map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">
+                    <code>{name}</code>
+                  </th>
+                  <td className="url">{value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <h3>{t("delivery.responseBody")}</h3>
+      {response.body === "" ? (
+        <p className="muted">{t("delivery.emptyBody")}</p>
+      ) : (
+        <pre className="code-block code-wrap" tabIndex={0} aria-label={t("delivery.responseBodyOf", { id: attempt.id })}>
+          {response.body}
+        </pre>
+      )}
+      {response.body_truncated ? <p className="hint">{t("delivery.bodyTruncated")}</p> : null}
+    </div>
   );
 }

@@ -9,6 +9,7 @@ import { Loading, PageTitle, Pager, TableWrap } from "../../ui/layout-bits.tsx";
 import { useCursorPages } from "../../ui/cursor-pages.ts";
 import { SecretOnce } from "../../ui/secret.tsx";
 import { useSecondsLeft } from "../../ui/time.ts";
+import { EventTypeChoice, type TestChoice } from "./event-type-choice.tsx";
 import { filtersText } from "./list.tsx";
 import { DELIVERY_STATUSES, WEBHOOKS, deliveriesKey, statusLabel, useWebhook } from "./shared.ts";
 import type { WebhookSubscription } from "@ir21/sdk";
@@ -50,6 +51,8 @@ function Settings({ item }: { item: WebhookSubscription }) {
   const [, navigate] = useLocation();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [testSent, setTestSent] = useState<string | null>(null);
+  const [testOpen, setTestOpen] = useState(false);
+  const [testType, setTestType] = useState<TestChoice>("");
   const refresh = () => queryClient.invalidateQueries({ queryKey: WEBHOOKS });
   const toggle = useMutation({ mutationFn: () => api.webhooks.update.mutate({ id: item.id, enabled: !item.enabled }), onSuccess: refresh });
   const remove = useMutation({
@@ -60,9 +63,11 @@ function Settings({ item }: { item: WebhookSubscription }) {
     },
   });
   const sendTest = useMutation({
-    mutationFn: () => api.webhooks.sendTest.mutate({ id: item.id }),
+    // No type: the contract's plain test (a summary); a type: a realistic sample of it.
+    mutationFn: () => api.webhooks.sendTest.mutate({ id: item.id, ...(testType ? { event_type: testType } : {}) }),
     onSuccess: (result) => {
       setTestSent(result.delivery_id);
+      setTestOpen(false);
       void queryClient.invalidateQueries({ queryKey: deliveriesKey(item.id) });
     },
   });
@@ -100,7 +105,13 @@ function Settings({ item }: { item: WebhookSubscription }) {
         </div>
       </dl>
       <div className="actions">
-        <button type="button" onClick={() => sendTest.mutate()} disabled={sendTest.isPending}>
+        <button
+          type="button"
+          onClick={() => {
+            sendTest.reset();
+            setTestOpen(true);
+          }}
+        >
           {t("webhooks.sendTest")}
         </button>
         <Link href={`/webhooks/${item.id}/edit`} className="button button-secondary">
@@ -120,7 +131,24 @@ function Settings({ item }: { item: WebhookSubscription }) {
           <Link href={`/webhooks/${item.id}/deliveries/${testSent}`}>{t("webhooks.openDelivery")}</Link>
         </p>
       ) : null}
-      {sendTest.isError ? <ErrorNotice error={sendTest.error} /> : null}
+      <Dialog open={testOpen} title={t("test.title")} onClose={() => setTestOpen(false)} wide>
+        <form
+          className="form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            sendTest.mutate();
+          }}
+        >
+          <p>{t("test.intro")}</p>
+          <EventTypeChoice legend={t("test.type")} value={testType} onChange={setTestType} summaryOption subscribed={item.events} />
+          <div className="actions">
+            <button type="submit" disabled={sendTest.isPending}>
+              {t("test.send")}
+            </button>
+          </div>
+          {sendTest.isError ? <ErrorNotice error={sendTest.error} /> : null}
+        </form>
+      </Dialog>
       {toggle.isError ? <ErrorNotice error={toggle.error} /> : null}
       <ConfirmDialog
         open={confirmDelete}

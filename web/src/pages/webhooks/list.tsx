@@ -2,6 +2,7 @@ import { Link } from "wouter";
 import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle, TableWrap } from "../../ui/layout-bits.tsx";
+import { ListenPanel } from "./listen-panel.tsx";
 import { useWebhooks } from "./shared.ts";
 
 /** The account's webhook subscriptions. */
@@ -50,6 +51,7 @@ export default function WebhooksPage() {
           </table>
         </TableWrap>
       ) : null}
+      <ListenPanel />
     </>
   );
 }

@@ -6,6 +6,15 @@ import type { MessageKey } from "../../i18n/en.ts";
 export const WEBHOOKS = ["webhooks", "list"] as const;
 export const deliveriesKey = (id: string) => ["webhooks", id, "deliveries"] as const;
 export const deliveryKey = (id: string, deliveryId: string) => ["webhooks", id, "deliveries", deliveryId] as const;
+export const LISTEN_SESSIONS = ["webhooks", "listen"] as const;
+export const listenDeliveriesKey = (sessionId: string) => ["webhooks", "listen", sessionId, "deliveries"] as const;
+export const listenDeliveryKey = (sessionId: string, deliveryId: string) => ["webhooks", "listen", sessionId, "deliveries", deliveryId] as const;
+
+/** The account's listen sessions (open, and ended within 30 days; at most 100, newest first). */
+export const useListenSessions = () => useQuery({ queryKey: LISTEN_SESSIONS, queryFn: () => api.webhooks.listen.list.query(), refetchInterval: 10_000 });
+
+/** The command a developer runs to open a listen session (docs/webhooks.md "Listen sessions"). */
+export const LISTEN_COMMAND = "ir21 listen --forward-to http://localhost:3000/webhooks";
 
 /** Every subscription of the account (at most 20, so one list serves the detail pages too). */
 export const useWebhooks = () => useQuery({ queryKey: WEBHOOKS, queryFn: () => api.webhooks.list.query() });
