@@ -9,7 +9,7 @@ import { migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts"
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
 import { webhooksCommand } from "./webhooks/commands.ts";
 import { catalogCommands, startCatalog } from "./catalog/commands.ts";
-import { COMMIT, VERSION } from "./version.ts";
+import { COMMIT, RUNTIME, VERSION } from "./version.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -31,7 +31,7 @@ const serve = defineCommand({
       },
     });
     deps.log.info(
-      { url: running.url, version: VERSION, commit: COMMIT, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
+      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
       "ir21 server listening",
     );
     stopOnSignal(deps.log, async () => {

@@ -27,3 +27,6 @@ export const COMMIT: string | null = buildCommit();
 
 /** `0.1.0` or `0.1.0+3f2c9a1b7d0e`: the X-IR21-Version header and the `--version` line. */
 export const VERSION_LABEL = COMMIT ? `${VERSION}+${COMMIT}` : VERSION;
+
+/** "bundle" when running the release build (dist/*.mjs), "source" when tsx runs src/ (the start log says which). */
+export const RUNTIME: "bundle" | "source" = import.meta.url.endsWith(".mjs") ? "bundle" : "source";
