@@ -1,5 +1,5 @@
 import { runCommand } from "citty";
-import { CommandLineError, extractGlobals, group, parseInvocation, type Ir21Command } from "./command.ts";
+import { CommandLineError, extractGlobals, group, parseInvocation, type Globals, type Ir21Command } from "./command.ts";
 import { accountCommands } from "./commands/account.ts";
 import { authCommands } from "./commands/auth.ts";
 import { configCommand } from "./commands/config.ts";
@@ -55,8 +55,10 @@ export function rootCommand(rt: Runtime): Ir21Command {
 export async function main(argv: string[], io: Io = processIo()): Promise<ExitCode> {
   let rt: Runtime | undefined;
   const json = argv.includes("--json");
+  let color: Globals["color"] = "auto";
   try {
     const { globals, rest } = extractGlobals(argv);
+    color = globals.color;
     if (globals.version) {
       io.stdout.write(`${VERSION}\n`);
       return EXIT.ok;
@@ -66,8 +68,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<ExitCo
     const invocation = parseInvocation(root, globals, rest);
     if (globals.help || invocation.incomplete) {
       const help = renderHelp(invocation.command, invocation.path, rt.out);
-      // Asked-for help is the result (stdout, exit 0); a group without its command is a usage error.
-      if (globals.help) {
+      // Asked-for help is the result (stdout, exit 0), and so is a bare `ir21` (gh, stripe: the tool
+      // introducing itself); a group without its command is a usage error.
+      if (globals.help || invocation.path.length === 0) {
         io.stdout.write(help);
         return EXIT.ok;
       }
@@ -78,7 +81,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<ExitCo
     await runCommand(root, { rawArgs: invocation.rawArgs });
     return EXIT.ok;
   } catch (error) {
-    return report(error, rt?.out ?? new Output({ stdout: io.stdout, stderr: io.stderr, json, env: io.env }));
+    return report(error, rt?.out ?? new Output({ stdout: io.stdout, stderr: io.stderr, json, env: io.env, color }));
   }
 }
 

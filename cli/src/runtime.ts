@@ -40,7 +40,7 @@ export class Runtime {
   constructor(io: Io, globals: Globals) {
     this.io = io;
     this.globals = globals;
-    this.out = new Output({ stdout: io.stdout, stderr: io.stderr, json: globals.json, env: io.env });
+    this.out = new Output({ stdout: io.stdout, stderr: io.stderr, json: globals.json, env: io.env, color: globals.color });
     this.prompt = new Prompter({ stdin: io.stdin, stderr: io.stderr, noInput: globals.noInput });
     const profileName = globals.profile ?? (io.env.IR21_PROFILE || undefined);
     this.profileSource = globals.profile !== undefined ? "flag" : profileName !== undefined ? "env" : "default";

@@ -1,5 +1,7 @@
 import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, listenStream, type DataClient, type ListenMessage, type ListenStreamOptions } from "@ir21/sdk";
 
+import packageJson from "../package.json" with { type: "json" };
+
 export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource, type ListenDelivery, type ListenMessage } from "@ir21/sdk";
 export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@ir21/sdk/webhooks";
 
@@ -10,6 +12,9 @@ export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } 
  */
 
 export type ConsoleClient = ReturnType<typeof createConsoleClient>;
+
+/** Every request says which tool sent it (the SDK would say `ir21-sdk/<version>`). */
+const HEADERS = { "user-agent": `ir21-cli/${packageJson.version}` };
 
 /** A session as the SDK hands it over after sign-in (the cookie pair and when it expires). */
 export interface SdkSession {
@@ -38,13 +43,13 @@ function sessionJar(options: Pick<ConsoleOptions, "session" | "onSessionChange">
 }
 
 export function openConsole(options: ConsoleOptions): ConsoleClient {
-  return createConsoleClient({ baseUrl: options.baseUrl, cookies: sessionJar(options) });
+  return createConsoleClient({ baseUrl: options.baseUrl, cookies: sessionJar(options), headers: HEADERS });
 }
 
 /** A listen session's stream (`ir21 listen`), with the profile's session. */
 export function openListenStream(options: ConsoleOptions & Omit<ListenStreamOptions, "baseUrl" | "cookies">): AsyncGenerator<ListenMessage, void> {
   const { session, onSessionChange, ...stream } = options;
-  return listenStream({ ...stream, cookies: sessionJar({ session, onSessionChange }) });
+  return listenStream({ ...stream, headers: { ...HEADERS, ...stream.headers }, cookies: sessionJar({ session, onSessionChange }) });
 }
 
 /**
@@ -54,13 +59,13 @@ export function openListenStream(options: ConsoleOptions & Omit<ListenStreamOpti
 export type DataApi = DataClient<"full">;
 
 export function openData(options: { baseUrl: string; apiKey: string | null; session: SdkSession | null }): DataApi {
-  if (options.apiKey !== null) return createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  if (options.apiKey !== null) return createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: HEADERS });
   if (options.session !== null) {
     const cookie = options.session.cookie;
     // Data calls only read the session; a refreshed cookie is picked up by the next console call.
-    return createClient({ baseUrl: options.baseUrl, cookies: { get: () => cookie, set: () => undefined } });
+    return createClient({ baseUrl: options.baseUrl, headers: HEADERS, cookies: { get: () => cookie, set: () => undefined } });
   }
-  return createClient({ baseUrl: options.baseUrl }) as unknown as DataApi;
+  return createClient({ baseUrl: options.baseUrl, headers: HEADERS }) as unknown as DataApi;
 }
 
 /** A failure reported by the service (or by the SDK when no answer came), in the contract's terms. */

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,23 +9,31 @@ import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, 
 import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
 
 /**
- * Pack and consume: build the SDK, `pnpm pack` it, install the tarball into a project OUTSIDE the
- * workspace (offline, from the workspace's installed packages; see the install step), type-check a consumer that uses
- * every export with `tsc --strict` (skipLibCheck off, NodeNext resolution, so the exports map and the
- * bundled declarations are what is checked), then run it against a live server.
+ * Pack and consume: build the SDK, `pnpm pack` it, and install the tarball with npm into two projects
+ * OUTSIDE the workspace, as a user would: `npm install <tarball> --offline` (the SDK has no runtime
+ * dependencies, so nothing is fetched). One is an ES module project, one CommonJS. Each consumer is
+ * type-checked with `tsc --strict` (skipLibCheck off, NodeNext resolution, so the exports map and the
+ * bundled declarations are what is checked; the compiler and @types/node are the consumer's own dev
+ * tools, linked in after the install) and run against a live server.
  */
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const sdkDir = join(root, "sdk");
 const consumerSource = fileURLToPath(new URL("./consumer/consumer.ts", import.meta.url));
+const cjsConsumerSource = fileURLToPath(new URL("./consumer/consumer-cjs.ts", import.meta.url));
 // CPU is shared: building and installing can be slow, but never hangs silently.
 const STEP_TIMEOUT_MS = 180_000;
+/** The issue's budget for what installing the SDK brings: one package, at most 1 MB unpacked. */
+const MAX_INSTALLED_BYTES = 1_000_000;
 
 let work: string;
 let consumerDir: string;
+let cjsDir: string;
 let tarball: string;
 let server: TestServer;
+/** What `npm install <tarball>` put in node_modules of the ESM project, before the dev tools were linked. */
+let installed: { packages: string[]; bytes: number };
 
 async function sh(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   try {
@@ -36,58 +44,57 @@ async function sh(command: string, args: string[], cwd: string, env: Record<stri
   }
 }
 
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "ir21-sdk-pack-"));
-  consumerDir = join(work, "consumer");
-  await sh("pnpm", ["run", "build"], sdkDir);
-  await sh("pnpm", ["pack", "--pack-destination", work], sdkDir);
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
+/** Every package directory under node_modules (scoped ones included), and the bytes of all files there. */
+function inventory(modules: string): { packages: string[]; bytes: number } {
+  const packages: string[] = [];
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith(".")) continue;
+    if (entry.startsWith("@")) for (const scoped of readdirSync(join(modules, entry))) packages.push(`${entry}/${scoped}`);
+    else packages.push(entry);
+  }
+  let bytes = 0;
+  for (const entry of readdirSync(modules, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return { packages: packages.sort(), bytes };
+}
 
-  // What a consumer's manifest would say; the install below provides exactly these.
-  const versionOf = (name: string) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version as string;
-  await sh("mkdir", ["-p", consumerDir], work);
+/** A fresh project with the tarball installed by npm (offline), then the consumer's compiler linked in. */
+async function consumerProject(dir: string, type: "module" | "commonjs", source: string, lib: string[]) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `ir21-sdk-consumer-${type}`, private: true, type }, null, 2));
+  // --offline: the cache is not consulted for anything, since the tarball declares no dependencies.
+  await sh("npm", ["install", tarball, "--offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"], dir);
+  const found = inventory(join(dir, "node_modules"));
   writeFileSync(
-    join(consumerDir, "package.json"),
-    JSON.stringify({ name: "ir21-sdk-consumer", private: true, type: "module", dependencies: { "@ir21/sdk": `file:${tarball}` }, devDependencies: { "@types/node": versionOf("@types/node"), typescript: versionOf("typescript") } }, null, 2),
-  );
-  writeFileSync(
-    join(consumerDir, "tsconfig.json"),
+    join(dir, "tsconfig.json"),
     JSON.stringify(
       {
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          // The SDK README's consumer note: @trpc/server's types use Disposable.
-          lib: ["ES2023", "DOM", "DOM.Iterable", "ESNext.Disposable"],
-          types: ["node"],
-          strict: true,
-          skipLibCheck: false,
-          outDir: "out",
-          noEmitOnError: true,
-        },
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib, types: ["node"], strict: true, skipLibCheck: false, outDir: "out", noEmitOnError: true },
         files: ["consumer.ts"],
       },
       null,
       2,
     ),
   );
-  copyFileSync(consumerSource, join(consumerDir, "consumer.ts"));
-  // Install as npm would, but offline (tests talk only to loopback): unpack the tarball into
-  // node_modules and give it exactly the packages it declares (dependencies and peers), plus the
-  // compiler, from the workspace's installed copies. Their real paths sit in pnpm's store layout, so
-  // their own dependencies resolve there, and nothing else of the workspace is reachable.
-  const modules = join(consumerDir, "node_modules");
-  mkdirSync(join(modules, "@ir21", "sdk"), { recursive: true });
-  await sh("tar", ["xzf", tarball, "-C", join(modules, "@ir21", "sdk"), "--strip-components=1"], work);
-  const packed = JSON.parse(readFileSync(join(modules, "@ir21", "sdk", "package.json"), "utf8")) as { dependencies?: object; peerDependencies?: object };
-  const needed = [...Object.keys(packed.dependencies ?? {}), ...Object.keys(packed.peerDependencies ?? {}), "typescript", "@types/node"];
-  for (const name of needed) {
-    const installed = [join(sdkDir, "node_modules", name), join(root, "node_modules", name)].find((path) => existsSync(path));
-    if (!installed) throw new Error(`${name} is not installed in the workspace`);
-    mkdirSync(dirname(join(modules, name)), { recursive: true });
-    symlinkSync(realpathSync(installed), join(modules, name), "dir");
+  copyFileSync(source, join(dir, "consumer.ts"));
+  for (const name of ["typescript", "@types/node"]) {
+    mkdirSync(dirname(join(dir, "node_modules", name)), { recursive: true });
+    symlinkSync(realpathSync(join(root, "node_modules", name)), join(dir, "node_modules", name), "dir");
   }
+  return found;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "ir21-sdk-pack-"));
+  consumerDir = join(work, "consumer");
+  cjsDir = join(work, "consumer-cjs");
+  await sh("pnpm", ["run", "build"], sdkDir);
+  await sh("pnpm", ["pack", "--pack-destination", work], sdkDir);
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
+  // No ESNext.Disposable in lib: the bundled declarations must not need it (README "TypeScript").
+  installed = await consumerProject(consumerDir, "module", consumerSource, ["ES2023", "DOM", "DOM.Iterable"]);
+  await consumerProject(cjsDir, "commonjs", cjsConsumerSource, ["ES2023"]);
   // The consumer subscribes a receiver on loopback; signatures carry the server clock, so start it at now.
   server = await startTestServer({ dataset: "demo", env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, clock: new ManualClock(Date.now()) });
 }, 4 * STEP_TIMEOUT_MS);
@@ -103,26 +110,37 @@ describe("the packed @ir21/sdk", () => {
     expect(stdout).toContain("All good!");
   });
 
-  it("ships only dist, pointing its exports map at it, with no server code and no dependency beyond tRPC, superjson and eventsource-parser", async () => {
+  it("installs as one package of at most 1 MB, with no dependencies, no peers and nothing but dist and the README's examples", async () => {
+    expect(installed.packages).toEqual(["@ir21/sdk"]);
+    expect(installed.bytes).toBeLessThanOrEqual(MAX_INSTALLED_BYTES);
     const { stdout } = await sh("tar", ["tzf", tarball], work);
     const files = stdout.trim().split("\n").sort();
-    expect(files.every((f) => f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/"))).toBe(true);
-    const installed = join(consumerDir, "node_modules/@ir21/sdk");
-    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
-    expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
-    expect(manifest.exports["./webhooks"]).toEqual({ types: "./dist/webhooks.d.ts", import: "./dist/webhooks.js" });
-    // eventsource-parser reads the listen stream (listen.ts): zero dependencies, a few KiB.
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(["@trpc/client", "eventsource-parser", "superjson"]);
-    expect(Object.keys(manifest.peerDependencies)).toEqual(["@trpc/server"]);
+    expect(files.filter((f) => !(f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/") || /^package\/examples\/[\w-]+\.ts$/.test(f)))).toEqual([]);
+    // The README points at examples/: every file it names is in the package.
+    const readme = readFileSync(join(sdkDir, "README.md"), "utf8");
+    const named = [...readme.matchAll(/`(examples\/[\w-]+\.ts)`/g)].map((m) => `package/${m[1]}`);
+    expect(named.length).toBeGreaterThan(0);
+    expect(files).toEqual(expect.arrayContaining(named));
+    const manifest = JSON.parse(readFileSync(join(consumerDir, "node_modules/@ir21/sdk/package.json"), "utf8"));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies ?? {}).toEqual({});
+    for (const entry of [".", "./webhooks"]) {
+      const name = entry === "." ? "index" : "webhooks";
+      expect(manifest.exports[entry]).toEqual({
+        import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+        require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+      });
+    }
+  });
 
-    for (const file of readdirSync(join(installed, "dist"))) {
-      const text = readFileSync(join(installed, "dist", file), "utf8");
-      const imports = [...text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]!);
-      const external = imports.filter((specifier) => !specifier.startsWith("./"));
-      const allowed = file.startsWith("webhooks") ? [] : ["@trpc/client", "@trpc/server", "superjson", "eventsource-parser"];
-      expect(external.filter((specifier) => !allowed.includes(specifier)), `${file} imports`).toEqual([]);
-      // No server code or server-only names inlined either (the type bundle could otherwise carry them).
+  it("bundles tRPC, superjson and eventsource-parser: its code and declarations import nothing but their own chunks", () => {
+    const dist = join(consumerDir, "node_modules/@ir21/sdk/dist");
+    for (const file of readdirSync(dist)) {
+      const text = readFileSync(join(dist, file), "utf8");
       const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+      expect(specifiers.filter((specifier) => !specifier.startsWith("./")), `${file} imports`).toEqual([]);
+      // No server code or server-only names inlined either (the type bundle could otherwise carry them).
       expect(code, file).not.toMatch(/server\/src\/|\bKysely\b|\bH3Event\b|\bAppDeps\b|\bZod[A-Z]\w+|\bpino\b/);
     }
   });
@@ -139,6 +157,27 @@ describe("the packed @ir21/sdk", () => {
     expect(unused, "exports the consumer fixture does not use").toEqual([]);
 
     await sh(process.execPath, [join(consumerDir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumerDir);
+  }, STEP_TIMEOUT_MS);
+
+  it("type-checks and runs a CommonJS consumer (require of both entries) against a live server", async () => {
+    await sh(process.execPath, [join(cjsDir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], cjsDir);
+    const compiled = readFileSync(join(cjsDir, "out/consumer.js"), "utf8");
+    expect(compiled).toContain('require("@ir21/sdk")');
+    expect(compiled).toContain('require("@ir21/sdk/webhooks")');
+    const secret = generateSecret();
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ id: "evt_cjs_1", type: "ir21.operator.updated", occurred_at: "2026-01-01T00:00:00.000Z", effective_at: null, dataset_version: "v2", previous_version: "v1", country_iso2: "CN", operator_id: "op_cn_46000", data: {}, test: false });
+    const headers = deliveryHeaders({ eventId: "evt_cjs_1", timestampSeconds: now, rawBody: body, secret, previousSecret: null });
+    const { stdout } = await sh(process.execPath, [join(cjsDir, "out/consumer.js")], cjsDir, { IR21_BASE_URL: server.url, IR21_DELIVERY: JSON.stringify({ headers, body, secret, now }) });
+    expect(JSON.parse(stdout)).toEqual({
+      moduleSystem: "commonjs",
+      version: true,
+      rangeHolder: "China Mobile",
+      denied: 401,
+      me: "UNAUTHORIZED",
+      event: "ir21.operator.updated",
+      tampered: "SIGNATURE_MISMATCH",
+    });
   }, STEP_TIMEOUT_MS);
 
   it("runs the consumer against a live server", async () => {

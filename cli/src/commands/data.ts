@@ -2,8 +2,8 @@ import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { DataApi, EventType } from "../sdk.ts";
-import { integer, listOf } from "./shared.ts";
+import type { DataApi } from "../sdk.ts";
+import { integer, listOf, longEventType } from "./shared.ts";
 
 /**
  * The catalogue (/v1): lookups, countries, operators, number ranges, the change log and the dataset's
@@ -219,8 +219,8 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         const client = rt.data();
         const filter = {
           since: args.since,
-          // Unknown type names are left for the server to refuse, with its own message.
-          types: rt.repeated.type ? (listOf(rt.repeated.type) as EventType[]) : undefined,
+          // Short or long forms; a typo is a usage error before any request.
+          types: rt.repeated.type ? [...new Set(listOf(rt.repeated.type).map(longEventType))] : undefined,
           country: rt.repeated.country ? listOf(rt.repeated.country) : undefined,
           operator: rt.repeated.operator ? listOf(rt.repeated.operator) : undefined,
         };
