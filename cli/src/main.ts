@@ -1,7 +1,9 @@
 import { runCommand } from "citty";
 import { CommandLineError, extractGlobals, group, parseInvocation, type Globals, type Ir21Command } from "./command.ts";
 import { accountCommands } from "./commands/account.ts";
+import { apiCommand } from "./commands/api.ts";
 import { authCommands } from "./commands/auth.ts";
+import { completionCommand } from "./commands/completion.ts";
 import { configCommand } from "./commands/config.ts";
 import { contactCommand } from "./commands/contact.ts";
 import { dataCommands } from "./commands/data.ts";
@@ -23,12 +25,12 @@ export const VERSION: string = packageJson.version;
 
 /** The whole command tree for one run (commands close over the run's runtime). */
 export function rootCommand(rt: Runtime): Ir21Command {
-  return group({
+  const root: Ir21Command = group({
     summary: "ir21: the command-line tool for the ir21 communications data service",
     details:
       "Sign in with a mainland-China mobile number, manage API keys, sessions and webhooks, and query the\n" +
       "catalogue of number ranges, operators and networks.",
-    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 --profile staging whoami"],
+    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 --profile staging whoami", "ir21 api GET /v1/meta", "source <(ir21 completion bash)"],
     commands: {
       ...authCommands(rt),
       keys: keysCommand(rt),
@@ -41,9 +43,12 @@ export function rootCommand(rt: Runtime): Ir21Command {
       ...dataCommands(rt),
       export: exportCommand(rt),
       verify: verifyCommand(rt),
+      api: apiCommand(rt),
       config: configCommand(rt),
+      completion: completionCommand(rt, () => root),
     },
   });
+  return root;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, listenStream, type DataClient, type ListenMessage, type ListenStreamOptions } from "@ir21/sdk";
+import { AGREEMENT_VERSION, cookieFetch, createClient, createConsoleClient, isIr21ApiError, Ir21ApiError, listenStream, type DataClient, type ListenMessage, type ListenStreamOptions } from "@ir21/sdk";
 
 import packageJson from "../package.json" with { type: "json" };
 
@@ -66,6 +66,48 @@ export function openData(options: { baseUrl: string; apiKey: string | null; sess
     return createClient({ baseUrl: options.baseUrl, headers: HEADERS, cookies: { get: () => cookie, set: () => undefined } });
   }
   return createClient({ baseUrl: options.baseUrl, headers: HEADERS }) as unknown as DataApi;
+}
+
+/**
+ * A plain fetch for `ir21 api`: the profile's credentials (the API key as X-API-Key, the login as its
+ * cookie, refreshed like the console client's), the CLI's User-Agent, and no interpretation of the
+ * answer. Requests that get no answer in `timeoutMs` fail with TIMEOUT, as the SDK's do.
+ */
+export function openRawFetch(options: ConsoleOptions & { apiKey: string | null; timeoutMs?: number }): (url: string, init: RequestInit) => Promise<Response> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const base = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has("user-agent")) headers.set("user-agent", HEADERS["user-agent"]);
+    if (options.apiKey !== null && !headers.has("x-api-key")) headers.set("x-api-key", options.apiKey);
+    const url = String(input instanceof Request ? input.url : input);
+    try {
+      return await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      throw new Ir21ApiError({
+        status: 0,
+        code: timedOut ? "TIMEOUT" : "NETWORK_ERROR",
+        message: timedOut ? `No answer from ${new URL(url).origin} within ${timeoutMs} ms` : `No answer from ${new URL(url).origin}: ${error instanceof Error ? error.message : String(error)}`,
+        requestId: null,
+        cause: error,
+      });
+    }
+  }) as typeof globalThis.fetch;
+  const withCookie = cookieFetch(base, sessionJar(options));
+  return (url, init) => withCookie(url, init);
+}
+
+/** An answer of `ir21 api` that was not 2xx, as the error the rest of the CLI reports. */
+export function apiErrorOf(response: Response, body: unknown): Ir21ApiError {
+  const contract = typeof body === "object" && body !== null ? (body as { code?: unknown; message?: unknown; request_id?: unknown }) : {};
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return new Ir21ApiError({
+    status: response.status,
+    code: typeof contract.code === "string" ? contract.code : `HTTP_${response.status}`,
+    message: typeof contract.message === "string" ? contract.message : `${response.status} ${response.statusText}`.trim(),
+    requestId: typeof contract.request_id === "string" ? contract.request_id : response.headers.get("x-request-id"),
+    retryAfter: Number.isFinite(retryAfter) && response.headers.has("retry-after") ? retryAfter : null,
+  });
 }
 
 /** A failure reported by the service (or by the SDK when no answer came), in the contract's terms. */
