@@ -1,5 +1,5 @@
 /**
- * A consumer of the published @ir21/sdk package. tests/sdk/pack.test.ts copies this file into a project
+ * A consumer of the published @ir21/sdk package. tests/release/pack.test.ts copies this file into a project
  * outside the workspace that has only the packed tarball installed, type-checks it with `tsc --strict`
  * (skipLibCheck off) and runs it against a live server. It uses every export of every entry point
  * (the test checks that too) and prints one JSON report on stdout.

@@ -9,7 +9,12 @@ import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, 
 import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
 
 /**
- * Pack and consume: build the SDK, `pnpm pack` it, and install the tarball with npm into two projects
+ * The release tarballs as people install them. `pnpm release:pack` (scripts/release-pack.js) packs
+ * @ir21/sdk, @ir21/cli and @ir21/server into one folder; here the SDK is built first and the CLI bundle
+ * is the one `pnpm test` builds before the suite (rebuilding it here would pull it from under the CLI
+ * tests running beside this file).
+ *
+ * SDK: install the tarball with npm into two projects
  * OUTSIDE the workspace, as a user would: `npm install <tarball> --offline` (the SDK has no runtime
  * dependencies, so nothing is fetched). One is an ES module project, one CommonJS. Each consumer is
  * type-checked with `tsc --strict` (skipLibCheck off, NodeNext resolution, so the exports map and the
@@ -19,6 +24,7 @@ import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/deliv
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../../", import.meta.url));
+
 const sdkDir = join(root, "sdk");
 const consumerSource = fileURLToPath(new URL("./consumer/consumer.ts", import.meta.url));
 const cjsConsumerSource = fileURLToPath(new URL("./consumer/consumer-cjs.ts", import.meta.url));
@@ -28,9 +34,11 @@ const STEP_TIMEOUT_MS = 180_000;
 const MAX_INSTALLED_BYTES = 1_000_000;
 
 let work: string;
+
 let consumerDir: string;
 let cjsDir: string;
 let tarball: string;
+let tarballs: string[];
 let server: TestServer;
 /** What `npm install <tarball>` put in node_modules of the ESM project, before the dev tools were linked. */
 let installed: { packages: string[]; bytes: number };
@@ -90,8 +98,9 @@ beforeAll(async () => {
   consumerDir = join(work, "consumer");
   cjsDir = join(work, "consumer-cjs");
   await sh("pnpm", ["run", "build"], sdkDir);
-  await sh("pnpm", ["pack", "--pack-destination", work], sdkDir);
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
+  const { stdout } = await sh(process.execPath, [join(root, "scripts/release-pack.js"), "--skip-build", "--out", join(work, "release")], root);
+  tarballs = stdout.trim().split("\n").map((line) => line.split("\t")[0]!);
+  tarball = tarballs.find((path) => /ir21-sdk-[\d.]+\.tgz$/.test(path))!;
   // No ESNext.Disposable in lib: the bundled declarations must not need it (README "TypeScript").
   installed = await consumerProject(consumerDir, "module", consumerSource, ["ES2023", "DOM", "DOM.Iterable"]);
   await consumerProject(cjsDir, "commonjs", cjsConsumerSource, ["ES2023"]);
@@ -246,5 +255,55 @@ describe("the packed @ir21/sdk", () => {
       failureCodes: ["MISSING_HEADER", "MALFORMED_SIGNATURE", "INVALID_TIMESTAMP", "TIMESTAMP_OUT_OF_TOLERANCE", "SIGNATURE_MISMATCH", "MALFORMED_BODY", "EVENT_ID_MISMATCH"],
       signatureHeader: "X-IR21-Signature",
     });
+  }, STEP_TIMEOUT_MS);
+});
+
+describe("the packed @ir21/cli, installed globally into an empty prefix", () => {
+  let prefix: string;
+  let cliTarball: string;
+  const ir21 = (args: string[], env: Record<string, string> = {}) =>
+    sh(join(prefix, "bin", "ir21"), args, work, { HOME: join(work, "home"), XDG_CONFIG_HOME: join(work, "home", ".config"), NO_COLOR: "1", ...env });
+
+  beforeAll(async () => {
+    cliTarball = tarballs.find((path) => /ir21-cli-[\d.]+\.tgz$/.test(path))!;
+    prefix = join(work, "prefix");
+    mkdirSync(prefix);
+    // As a user would: `npm install -g`, offline (the CLI declares no dependencies), into an empty prefix.
+    await sh("npm", ["install", "-g", cliTarball, tarball, "--prefix", prefix, "--offline", "--no-audit", "--no-fund"], work);
+  }, STEP_TIMEOUT_MS);
+
+  it("writes the three tarballs to one folder", () => {
+    expect(tarballs.map((path) => path.split("/").at(-1)!.replace(/-[\d.]+\.tgz$/, "")).sort()).toEqual(["ir21-cli", "ir21-sdk", "ir21-server"]);
+    expect(new Set(tarballs.map((path) => dirname(path))).size).toBe(1);
+  });
+
+  it("is one bundled file with no dependencies: nothing but Node is needed to run it", async () => {
+    const { stdout } = await sh("tar", ["tzf", cliTarball], work);
+    expect(stdout.trim().split("\n").sort()).toEqual(["package/README.md", "package/dist/ir21.mjs", "package/package.json"]);
+    const modules = join(prefix, "lib", "node_modules");
+    expect(inventory(modules).packages).toEqual(["@ir21/cli", "@ir21/sdk"]);
+    const manifest = JSON.parse(readFileSync(join(modules, "@ir21/cli/package.json"), "utf8"));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.bin).toEqual({ ir21: "./dist/ir21.mjs" });
+    const bundle = readFileSync(join(modules, "@ir21/cli/dist/ir21.mjs"), "utf8");
+    expect(bundle.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const code = bundle.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+    expect(specifiers.filter((specifier) => !specifier.startsWith("node:"))).toEqual([]);
+    expect(code).not.toMatch(/\btsx\b|esbuild/);
+  });
+
+  it("runs against a live server: --version, completion bash, api GET /v1/meta", async () => {
+    const version = JSON.parse(readFileSync(join(root, "cli/package.json"), "utf8")).version;
+    expect((await ir21(["--version"])).stdout).toBe(`${version}\n`);
+    const completion = (await ir21(["completion", "bash"])).stdout;
+    expect(completion).toContain("complete -F _ir21 ir21");
+    const bash = await sh("bash", ["-c", `source /dev/stdin <<'EOF'\n${completion}\nEOF\nCOMP_WORDS=(ir21 ne); COMP_CWORD=1; _ir21; echo "\${COMPREPLY[@]}"`], work);
+    expect(bash.stdout.trim()).toBe("networks");
+    const meta = JSON.parse((await ir21(["api", "GET", "/v1/meta"], { IR21_BASE_URL: server.url })).stdout);
+    const direct = await server.json("/v1/meta");
+    expect(meta.data.dataset_version).toBe(direct.body.data.dataset_version);
+    // Bare `ir21` introduces itself on stdout.
+    expect((await ir21([])).stdout).toContain("USAGE");
   }, STEP_TIMEOUT_MS);
 });

@@ -1,5 +1,5 @@
 /**
- * A CommonJS consumer of the published @ir21/sdk. tests/sdk/pack.test.ts copies this file into a
+ * A CommonJS consumer of the published @ir21/sdk. tests/release/pack.test.ts copies this file into a
  * project whose package.json says `"type": "commonjs"`, so `tsc` (module NodeNext) checks it against the
  * `require` side of the exports map (the .d.cts declarations) and compiles the imports to `require()`;
  * Node then loads dist/*.cjs. It runs against a live server and prints one JSON report on stdout.
