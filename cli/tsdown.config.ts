@@ -1,18 +1,23 @@
 import { defineConfig } from "tsdown";
 
 /**
- * The CLI's bundle, cli/dist/main.mjs: the CLI's and the workspace SDK's sources in one ES module,
- * published packages left to node_modules. bin/ir21.js runs it when it is current; a process then
- * starts without compiling TypeScript (about a third of the time under tsx).
+ * The published CLI: one ES module, dist/ir21.mjs, holding the CLI, the workspace SDK and every
+ * library they use (citty, picocolors, string-width, @clack/prompts, tRPC, superjson…), so the
+ * package has no runtime dependencies and runs on Node alone, without compiling anything. The
+ * libraries are devDependencies for that reason: tsdown bundles what the package does not declare.
  */
 export default defineConfig({
-  entry: { main: "src/main.ts" },
+  entry: { ir21: "src/bin.ts" },
   format: ["esm"],
   platform: "node",
   target: "node20.19",
   outDir: "dist",
+  clean: true,
   dts: false,
-  sourcemap: true,
-  // The workspace SDK is a dependency too, but its package points at TypeScript: bundle it.
-  deps: { alwaysBundle: [/^@ir21\//] },
+  sourcemap: false,
+  minify: false,
+  outExtensions: () => ({ js: ".mjs" }),
+  banner: { js: "#!/usr/bin/env node" },
+  deps: { alwaysBundle: [/^@ir21\//], onlyBundle: false },
+  outputOptions: { codeSplitting: false },
 });

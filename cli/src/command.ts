@@ -48,6 +48,7 @@ export const GLOBAL_FLAGS = {
   "base-url": { type: "string", valueHint: "url", description: "The server, e.g. https://ir21.example.com (overrides $IR21_BASE_URL and the profile)" },
   "api-key": { type: "string", valueHint: "key", description: "API key for data commands (overrides $IR21_API_KEY and the profile)" },
   "no-input": { type: "boolean", description: "Never prompt: fail when an answer is missing (implied when stdin is not a terminal)" },
+  color: { type: "enum", options: ["auto", "always", "never"], default: "auto", description: "Colour: auto (on a terminal, unless NO_COLOR), always or never" },
   help: { type: "boolean", alias: "h", description: "Show help for the command" },
 } as const satisfies ArgsDef;
 
@@ -59,6 +60,7 @@ export interface Globals {
   noInput: boolean;
   help: boolean;
   version: boolean;
+  color: "auto" | "always" | "never";
 }
 
 export interface Invocation {
@@ -116,11 +118,12 @@ export function parseInvocation(root: Ir21Command, globals: Globals, rest: strin
   return { globals, path, command, rawArgs: rest, repeated, incomplete: false };
 }
 
-const VALUE_GLOBALS = { "--profile": "profile", "--base-url": "baseUrl", "--api-key": "apiKey" } as const;
+const VALUE_GLOBALS = { "--profile": "profile", "--base-url": "baseUrl", "--api-key": "apiKey", "--color": "color" } as const;
+const COLOR_VALUES = ["auto", "always", "never"];
 
 /** Splits the global flags (accepted anywhere before `--`) off the command line. */
 export function extractGlobals(argv: readonly string[]): { globals: Globals; rest: string[] } {
-  const globals: Globals = { json: false, noInput: false, help: false, version: false };
+  const globals: Globals = { json: false, noInput: false, help: false, version: false, color: "auto" };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
@@ -144,7 +147,10 @@ export function extractGlobals(argv: readonly string[]): { globals: Globals; res
         throw new UsageError(`${name} needs a value`, `e.g. ${name}=VALUE`);
       }
       if (inline === undefined) i++;
-      globals[key] = value;
+      if (key === "color") {
+        if (!COLOR_VALUES.includes(value)) throw new UsageError(`Invalid value "${value}" for --color: expected one of ${COLOR_VALUES.join(", ")}`);
+        globals.color = value as Globals["color"];
+      } else globals[key] = value;
     }
   }
   // `ir21 help keys create` is `ir21 keys create --help`.

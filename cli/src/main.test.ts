@@ -81,7 +81,12 @@ describe("help at every level", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("ir21 keys <command>");
-    expect((await run([])).code).toBe(1);
+  });
+
+  it("`ir21` alone prints the root help on stdout and exits 0 (like gh)", async () => {
+    const bare = await run([]);
+    expect(bare).toMatchObject({ code: 0, stderr: "" });
+    expect(bare.stdout).toBe((await run(["--help"])).stdout);
   });
 
   it("--version", async () => {

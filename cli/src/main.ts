@@ -1,7 +1,9 @@
 import { runCommand } from "citty";
-import { CommandLineError, extractGlobals, group, parseInvocation, type Ir21Command } from "./command.ts";
+import { CommandLineError, extractGlobals, group, parseInvocation, type Globals, type Ir21Command } from "./command.ts";
 import { accountCommands } from "./commands/account.ts";
+import { apiCommand } from "./commands/api.ts";
 import { authCommands } from "./commands/auth.ts";
+import { completionCommand } from "./commands/completion.ts";
 import { configCommand } from "./commands/config.ts";
 import { contactCommand } from "./commands/contact.ts";
 import { dataCommands } from "./commands/data.ts";
@@ -23,12 +25,12 @@ export const VERSION: string = packageJson.version;
 
 /** The whole command tree for one run (commands close over the run's runtime). */
 export function rootCommand(rt: Runtime): Ir21Command {
-  return group({
+  const root: Ir21Command = group({
     summary: "ir21: the command-line tool for the ir21 communications data service",
     details:
       "Sign in with a mainland-China mobile number, manage API keys, sessions and webhooks, and query the\n" +
       "catalogue of number ranges, operators and networks.",
-    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 --profile staging whoami"],
+    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 --profile staging whoami", "ir21 api GET /v1/meta", "source <(ir21 completion bash)"],
     commands: {
       ...authCommands(rt),
       keys: keysCommand(rt),
@@ -41,9 +43,12 @@ export function rootCommand(rt: Runtime): Ir21Command {
       ...dataCommands(rt),
       export: exportCommand(rt),
       verify: verifyCommand(rt),
+      api: apiCommand(rt),
       config: configCommand(rt),
+      completion: completionCommand(rt, () => root),
     },
   });
+  return root;
 }
 
 /**
@@ -55,8 +60,10 @@ export function rootCommand(rt: Runtime): Ir21Command {
 export async function main(argv: string[], io: Io = processIo()): Promise<ExitCode> {
   let rt: Runtime | undefined;
   const json = argv.includes("--json");
+  let color: Globals["color"] = "auto";
   try {
     const { globals, rest } = extractGlobals(argv);
+    color = globals.color;
     if (globals.version) {
       io.stdout.write(`${VERSION}\n`);
       return EXIT.ok;
@@ -66,8 +73,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<ExitCo
     const invocation = parseInvocation(root, globals, rest);
     if (globals.help || invocation.incomplete) {
       const help = renderHelp(invocation.command, invocation.path, rt.out);
-      // Asked-for help is the result (stdout, exit 0); a group without its command is a usage error.
-      if (globals.help) {
+      // Asked-for help is the result (stdout, exit 0), and so is a bare `ir21` (gh, stripe: the tool
+      // introducing itself); a group without its command is a usage error.
+      if (globals.help || invocation.path.length === 0) {
         io.stdout.write(help);
         return EXIT.ok;
       }
@@ -78,7 +86,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<ExitCo
     await runCommand(root, { rawArgs: invocation.rawArgs });
     return EXIT.ok;
   } catch (error) {
-    return report(error, rt?.out ?? new Output({ stdout: io.stdout, stderr: io.stderr, json, env: io.env }));
+    return report(error, rt?.out ?? new Output({ stdout: io.stdout, stderr: io.stderr, json, env: io.env, color }));
   }
 }
 

@@ -6,7 +6,12 @@ import stringWidth from "string-width";
  * - stdout carries the result only: with `--json` exactly one JSON document (the service's `data`,
  *   unchanged), otherwise tables and fields for people; nothing else, so `> file` and pipes stay clean.
  * - stderr carries everything else: status lines, warnings, prompts, progress and errors.
- * - colour only when the stream is a terminal (and NO_COLOR is unset); progress only on a terminal.
+ * - colour: `--color auto` (the default) only when the stream is a terminal, NO_COLOR unset and TERM
+ *   not dumb (FORCE_COLOR forces it); `--color always|never` decides outright. Progress only on a terminal.
+ * - tables: on a terminal, aligned columns under a header, fitted to its width (the widest columns
+ *   are cut with "…"); anywhere else (a pipe, a file) one tab-separated line per row and no header,
+ *   like gh, so `cut -f1` and `while read` work. `--json` is the stable format for scripts.
+ * - IR21_FORCE_TTY=<columns> (or 1) makes stdout count as a terminal of that width (gh's GH_FORCE_TTY).
  */
 
 export interface OutStream {
@@ -24,26 +29,41 @@ export interface Column<T> {
 
 type Colors = ReturnType<typeof pc.createColors>;
 
-function colorsFor(stream: OutStream, env: Record<string, string | undefined>): Colors {
+export const COLOR_MODES = ["auto", "always", "never"] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
+
+function colorsFor(isTTY: boolean, env: Record<string, string | undefined>, mode: ColorMode): Colors {
+  if (mode !== "auto") return pc.createColors(mode === "always");
   const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0";
-  const enabled = forced || (stream.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb");
-  return pc.createColors(enabled);
+  return pc.createColors(forced || (isTTY && !env.NO_COLOR && env.TERM !== "dumb"));
 }
+
+/** Narrowest a column is cut to when a table does not fit the terminal. */
+const MIN_COLUMN_WIDTH = 6;
+const DEFAULT_WIDTH = 80;
 
 export class Output {
   readonly json: boolean;
   /** Colours for stdout and stderr, each on only when that stream is a terminal. */
   readonly c: Colors;
   readonly ce: Colors;
+  /** Whether stdout is a terminal (tables for people) and how wide; otherwise tables are TSV. */
+  readonly stdoutIsTTY: boolean;
+  readonly width: number;
   readonly #stdout: OutStream;
   readonly #stderr: OutStream;
 
-  constructor(options: { stdout: OutStream; stderr: OutStream; json: boolean; env: Record<string, string | undefined> }) {
+  constructor(options: { stdout: OutStream; stderr: OutStream; json: boolean; env: Record<string, string | undefined>; color?: ColorMode }) {
     this.#stdout = options.stdout;
     this.#stderr = options.stderr;
     this.json = options.json;
-    this.c = colorsFor(options.stdout, options.env);
-    this.ce = colorsFor(options.stderr, options.env);
+    const forced = options.env.IR21_FORCE_TTY;
+    const forcedWidth = forced && /^\d+$/.test(forced) && Number(forced) > 1 ? Number(forced) : undefined;
+    this.stdoutIsTTY = options.stdout.isTTY === true || (forced !== undefined && forced !== "" && forced !== "0");
+    this.width = forcedWidth ?? (options.stdout.columns || DEFAULT_WIDTH);
+    const mode = options.color ?? "auto";
+    this.c = colorsFor(this.stdoutIsTTY, options.env, mode);
+    this.ce = colorsFor(options.stderr.isTTY === true, options.env, mode);
   }
 
   get stderrIsTTY(): boolean {
@@ -84,17 +104,27 @@ export class Output {
     this.#stderr.write(text);
   }
 
-  /** Rows as aligned columns with a header; an empty list prints `empty` on stderr instead. */
+  /**
+   * Rows as a table: on a terminal, aligned columns with a header, fitted to its width; elsewhere
+   * tab-separated lines without a header. An empty list prints `empty` on stderr instead.
+   */
   table<T>(rows: readonly T[], columns: readonly Column<T>[], empty: string): void {
     if (rows.length === 0) {
       this.info(empty);
       return;
     }
     const cells = rows.map((row) => columns.map((column) => cellText(column.value(row))));
-    const widths = columns.map((column, i) => Math.max(stringWidth(column.header), ...cells.map((r) => stringWidth(r[i]!))));
+    if (!this.stdoutIsTTY) {
+      // A tab or line break inside a value would split it: they become spaces.
+      for (const texts of cells) this.line(texts.map((text) => text.replace(/[\t\r\n]+/g, " ")).join("\t"));
+      return;
+    }
+    const natural = columns.map((column, i) => Math.max(stringWidth(column.header), ...cells.map((r) => stringWidth(r[i]!))));
+    const widths = fitWidths(natural, this.width);
     const render = (texts: string[], style: (text: string, i: number) => string) =>
       texts
-        .map((text, i) => {
+        .map((raw, i) => {
+          const text = truncate(raw, widths[i]!);
           const last = i === texts.length - 1;
           const padded = last ? text : text + " ".repeat(widths[i]! - stringWidth(text));
           return style(padded, i);
@@ -136,6 +166,34 @@ export class Output {
 export interface Progress {
   update(text: string): void;
   done(): void;
+}
+
+/**
+ * Column widths that fit `total` columns of terminal (two spaces between columns): while the table is
+ * too wide, the widest column gives up one cell, never below {@link MIN_COLUMN_WIDTH}. A table that
+ * cannot fit even then keeps its minimum widths (the terminal wraps it).
+ */
+export function fitWidths(natural: readonly number[], total: number): number[] {
+  const widths = [...natural];
+  const used = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+  while (used() > total) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) if (widths[i]! > MIN_COLUMN_WIDTH && (widest === -1 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest === -1) break;
+    widths[widest]!--;
+  }
+  return widths;
+}
+
+/** `text` cut to `width` terminal cells, ending in "…" when it was cut. */
+export function truncate(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  let out = "";
+  for (const char of text) {
+    if (stringWidth(out + char) > width - 1) break;
+    out += char;
+  }
+  return `${out}…`;
 }
 
 function cellText(value: string | number | boolean | null | undefined): string {

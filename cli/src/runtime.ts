@@ -4,7 +4,7 @@ import type { Globals } from "./command.ts";
 import { AuthRequiredError, UsageError } from "./errors.ts";
 import { Output } from "./output.ts";
 import { Prompter } from "./prompt.ts";
-import { openConsole, openData, openListenStream, type ConsoleClient, type DataApi, type ListenMessage } from "./sdk.ts";
+import { openConsole, openData, openListenStream, openRawFetch, type ConsoleClient, type DataApi, type ListenMessage } from "./sdk.ts";
 
 /** Where the CLI reads and writes; the process's own streams, or a test's. */
 export interface Io {
@@ -40,7 +40,7 @@ export class Runtime {
   constructor(io: Io, globals: Globals) {
     this.io = io;
     this.globals = globals;
-    this.out = new Output({ stdout: io.stdout, stderr: io.stderr, json: globals.json, env: io.env });
+    this.out = new Output({ stdout: io.stdout, stderr: io.stderr, json: globals.json, env: io.env, color: globals.color });
     this.prompt = new Prompter({ stdin: io.stdin, stderr: io.stderr, noInput: globals.noInput });
     const profileName = globals.profile ?? (io.env.IR21_PROFILE || undefined);
     this.profileSource = globals.profile !== undefined ? "flag" : profileName !== undefined ? "env" : "default";
@@ -113,6 +113,23 @@ export class Runtime {
       baseUrl: this.baseUrl(profile).value,
       apiKey: this.apiKey(profile)?.value ?? null,
       session: session ? { cookie: session.cookie, expiresAt: session.expires_at } : null,
+    });
+  }
+
+  /**
+   * A fetch for raw calls (`ir21 api`) carrying whatever credentials the profile has for this server:
+   * the API key (flag > env > profile) and the login's cookie, refreshed cookies saved as the console's are.
+   */
+  rawFetch(): (url: string, init: RequestInit) => Promise<Response> {
+    const profile = this.profile.read();
+    const baseUrl = this.baseUrl(profile).value;
+    const session = this.session(profile);
+    return openRawFetch({
+      baseUrl,
+      apiKey: this.apiKey(profile)?.value ?? null,
+      session: session ? { cookie: session.cookie, expiresAt: session.expires_at } : null,
+      onSessionChange: (next) =>
+        this.profile.update((p) => ({ ...p, session: next ? { cookie: next.cookie, expires_at: next.expiresAt, base_url: baseUrl } : undefined })),
     });
   }
 

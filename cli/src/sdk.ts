@@ -1,4 +1,6 @@
-import { AGREEMENT_VERSION, createClient, createConsoleClient, isIr21ApiError, listenStream, type DataClient, type ListenMessage, type ListenStreamOptions } from "@ir21/sdk";
+import { AGREEMENT_VERSION, cookieFetch, createClient, createConsoleClient, isIr21ApiError, Ir21ApiError, listenStream, type DataClient, type ListenMessage, type ListenStreamOptions } from "@ir21/sdk";
+
+import packageJson from "../package.json" with { type: "json" };
 
 export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource, type ListenDelivery, type ListenMessage } from "@ir21/sdk";
 export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@ir21/sdk/webhooks";
@@ -10,6 +12,9 @@ export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } 
  */
 
 export type ConsoleClient = ReturnType<typeof createConsoleClient>;
+
+/** Every request says which tool sent it (the SDK would say `ir21-sdk/<version>`). */
+const HEADERS = { "user-agent": `ir21-cli/${packageJson.version}` };
 
 /** A session as the SDK hands it over after sign-in (the cookie pair and when it expires). */
 export interface SdkSession {
@@ -38,13 +43,13 @@ function sessionJar(options: Pick<ConsoleOptions, "session" | "onSessionChange">
 }
 
 export function openConsole(options: ConsoleOptions): ConsoleClient {
-  return createConsoleClient({ baseUrl: options.baseUrl, cookies: sessionJar(options) });
+  return createConsoleClient({ baseUrl: options.baseUrl, cookies: sessionJar(options), headers: HEADERS });
 }
 
 /** A listen session's stream (`ir21 listen`), with the profile's session. */
 export function openListenStream(options: ConsoleOptions & Omit<ListenStreamOptions, "baseUrl" | "cookies">): AsyncGenerator<ListenMessage, void> {
   const { session, onSessionChange, ...stream } = options;
-  return listenStream({ ...stream, cookies: sessionJar({ session, onSessionChange }) });
+  return listenStream({ ...stream, headers: { ...HEADERS, ...stream.headers }, cookies: sessionJar({ session, onSessionChange }) });
 }
 
 /**
@@ -54,13 +59,55 @@ export function openListenStream(options: ConsoleOptions & Omit<ListenStreamOpti
 export type DataApi = DataClient<"full">;
 
 export function openData(options: { baseUrl: string; apiKey: string | null; session: SdkSession | null }): DataApi {
-  if (options.apiKey !== null) return createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  if (options.apiKey !== null) return createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: HEADERS });
   if (options.session !== null) {
     const cookie = options.session.cookie;
     // Data calls only read the session; a refreshed cookie is picked up by the next console call.
-    return createClient({ baseUrl: options.baseUrl, cookies: { get: () => cookie, set: () => undefined } });
+    return createClient({ baseUrl: options.baseUrl, headers: HEADERS, cookies: { get: () => cookie, set: () => undefined } });
   }
-  return createClient({ baseUrl: options.baseUrl }) as unknown as DataApi;
+  return createClient({ baseUrl: options.baseUrl, headers: HEADERS }) as unknown as DataApi;
+}
+
+/**
+ * A plain fetch for `ir21 api`: the profile's credentials (the API key as X-API-Key, the login as its
+ * cookie, refreshed like the console client's), the CLI's User-Agent, and no interpretation of the
+ * answer. Requests that get no answer in `timeoutMs` fail with TIMEOUT, as the SDK's do.
+ */
+export function openRawFetch(options: ConsoleOptions & { apiKey: string | null; timeoutMs?: number }): (url: string, init: RequestInit) => Promise<Response> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const base = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has("user-agent")) headers.set("user-agent", HEADERS["user-agent"]);
+    if (options.apiKey !== null && !headers.has("x-api-key")) headers.set("x-api-key", options.apiKey);
+    const url = String(input instanceof Request ? input.url : input);
+    try {
+      return await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      throw new Ir21ApiError({
+        status: 0,
+        code: timedOut ? "TIMEOUT" : "NETWORK_ERROR",
+        message: timedOut ? `No answer from ${new URL(url).origin} within ${timeoutMs} ms` : `No answer from ${new URL(url).origin}: ${error instanceof Error ? error.message : String(error)}`,
+        requestId: null,
+        cause: error,
+      });
+    }
+  }) as typeof globalThis.fetch;
+  const withCookie = cookieFetch(base, sessionJar(options));
+  return (url, init) => withCookie(url, init);
+}
+
+/** An answer of `ir21 api` that was not 2xx, as the error the rest of the CLI reports. */
+export function apiErrorOf(response: Response, body: unknown): Ir21ApiError {
+  const contract = typeof body === "object" && body !== null ? (body as { code?: unknown; message?: unknown; request_id?: unknown }) : {};
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return new Ir21ApiError({
+    status: response.status,
+    code: typeof contract.code === "string" ? contract.code : `HTTP_${response.status}`,
+    message: typeof contract.message === "string" ? contract.message : `${response.status} ${response.statusText}`.trim(),
+    requestId: typeof contract.request_id === "string" ? contract.request_id : response.headers.get("x-request-id"),
+    retryAfter: Number.isFinite(retryAfter) && response.headers.has("retry-after") ? retryAfter : null,
+  });
 }
 
 /** A failure reported by the service (or by the SDK when no answer came), in the contract's terms. */

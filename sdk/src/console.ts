@@ -26,10 +26,21 @@ export interface ConsoleClientOptions {
    * a config file). In a browser the HttpOnly cookie is the browser's business and the jar stays empty.
    */
   cookies?: SessionCookieJar;
-  /** Retry 429/503 answers honouring Retry-After, within bounds. Off by default. */
+  /**
+   * Retries, off by default: 429/503 answers honouring Retry-After, and queries (GETs) that got no
+   * answer (network error, timeout), within bounds. Mutations are never resent after no answer.
+   */
   retry?: boolean | RetryOptions;
-  /** Extra headers for every request, e.g. a `user-agent` naming your tool. */
+  /**
+   * Extra headers for every request. Outside browsers the SDK sends `User-Agent: ir21-sdk/<version>`;
+   * a `user-agent` here replaces it.
+   */
   headers?: Record<string, string>;
+  /**
+   * Most ms a call waits for the answer to start (default 30 000; 0: no limit). Per call, pass
+   * `{ signal: AbortSignal.timeout(ms) }` to `.query()`/`.mutate()`.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -44,7 +55,7 @@ export interface ConsoleClientOptions {
  */
 export function createConsoleClient(options: ConsoleClientOptions): ConsoleClient {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
-  const transport = createTransport({ fetch: options.fetch, retry: options.retry, headers: options.headers });
+  const transport = createTransport({ fetch: options.fetch, retry: options.retry, headers: options.headers, timeoutMs: options.timeoutMs });
   // The browser sends its own cookie only with same-origin credentials; nothing is kept in storage.
   const sameOrigin = ((url: string, init: RequestInit = {}) => transport(url, { ...init, credentials: "same-origin" })) as typeof globalThis.fetch;
   const client = createTRPCClient<AppRouter>({

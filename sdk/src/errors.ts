@@ -5,7 +5,7 @@ import type { ErrorCode } from "./wire.ts";
  * an HTTP answer (`NETWORK_ERROR`), or the answer was not the service's JSON (`UNEXPECTED_RESPONSE`,
  * e.g. a proxy's HTML error page).
  */
-export type ClientErrorCode = "NETWORK_ERROR" | "UNEXPECTED_RESPONSE";
+export type ClientErrorCode = "NETWORK_ERROR" | "TIMEOUT" | "UNEXPECTED_RESPONSE";
 
 /**
  * Every code an {@link Ir21ApiError} can carry: the contract's codes (docs/errors.md), the SDK's own,

@@ -29,7 +29,7 @@ export { listenStream, listenStreamUrl, type ListenDelivery, type ListenMessage,
 export { createConsoleClient, type ConsoleClient, type ConsoleClientOptions, type ConsoleInputs, type ConsoleOutputs, type AppRouter } from "./console.ts";
 export { cookieFetch, memoryCookieJar, type SessionCookieJar, type MemoryCookieJar } from "./cookies.ts";
 export { Ir21ApiError, isIr21ApiError, type Ir21ErrorCode, type ClientErrorCode, type Ir21ApiErrorInit } from "./errors.ts";
-export type { RetryOptions, FetchLike } from "./transport.ts";
+export { DEFAULT_TIMEOUT_MS, type RetryOptions, type FetchLike } from "./transport.ts";
 export { AGREEMENT_VERSION } from "./agreement.ts";
 export type * from "./wire.ts";
 export { EVENT_TYPES } from "./wire.ts";

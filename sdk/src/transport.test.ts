@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Ir21ApiError, errorFromResponse, parseRetryAfter } from "./errors.ts";
-import { createTransport, normaliseBaseUrl, resolveRetry } from "./transport.ts";
+import { createTransport, DEFAULT_TIMEOUT_MS, normaliseBaseUrl, resolveRetry, SDK_VERSION, TIMEOUT_MS } from "./transport.ts";
+import packageJson from "../package.json" with { type: "json" };
 
 /** A scripted HTTP server: each request takes the next answer; it records what it received. */
 type Answer = { status: number; headers?: Record<string, string>; body?: string };
@@ -109,6 +110,94 @@ describe("createTransport requests", () => {
     const error = await createTransport({})("http://127.0.0.1:9/x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Ir21ApiError);
     expect(error).toMatchObject({ status: 0, code: "NETWORK_ERROR", requestId: null });
+  });
+});
+
+describe("createTransport identity, timeouts and retries of unanswered reads", () => {
+  it("names itself ir21-sdk/<package version> outside a browser; a caller's user-agent replaces it", async () => {
+    await createTransport({})(`${baseUrl}/x`);
+    await createTransport({ headers: { "User-Agent": "my-app/2" } })(`${baseUrl}/x`);
+    expect(SDK_VERSION).toBe(packageJson.version);
+    expect(received.map((r) => r.headers["user-agent"])).toEqual([`ir21-sdk/${packageJson.version}`, "my-app/2"]);
+  });
+
+  /** A fetch that never answers until its signal aborts; counts calls. */
+  const hanging = () => {
+    const calls: string[] = [];
+    const fetch = (url: string, init?: RequestInit) => {
+      calls.push(String(init?.method ?? "GET"));
+      return new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)));
+    };
+    return { calls, fetch };
+  };
+
+  it("gives up on an answer that does not start within timeoutMs (TIMEOUT); per request overrides the client", async () => {
+    expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
+    const { fetch } = hanging();
+    const error = await createTransport({ fetch, timeoutMs: 20 })("http://127.0.0.1:1/x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Ir21ApiError);
+    expect(error).toMatchObject({ status: 0, code: "TIMEOUT", requestId: null });
+    // A per-request value wins over the client's (here a client with a long default and a short call).
+    const perCall = await createTransport({ fetch, timeoutMs: 60_000 })("http://127.0.0.1:1/x", { [TIMEOUT_MS]: 20 } as RequestInit).catch((e: unknown) => e);
+    expect(perCall).toMatchObject({ code: "TIMEOUT" });
+    expect(() => createTransport({ timeoutMs: -1 })).toThrow(TypeError);
+  });
+
+  it("does not cut off a body that is still streaming after the headers came in time", async () => {
+    let push!: (text: string) => void;
+    let close!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (text) => controller.enqueue(new TextEncoder().encode(text));
+        close = () => controller.close();
+      },
+    });
+    const response = await createTransport({ fetch: async () => new Response(body), timeoutMs: 20 })("http://127.0.0.1:1/x");
+    push("a");
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    push("b");
+    close();
+    expect(await response.text()).toBe("ab");
+  });
+
+  it("with retry on, resends a GET that got no answer (backing off through the injected sleep), never a POST", async () => {
+    const slept: number[] = [];
+    const retries: string[] = [];
+    const sleep = async (ms: number) => void slept.push(ms);
+    const get = hanging();
+    const error = await createTransport({ fetch: get.fetch, timeoutMs: 10, retry: { maxAttempts: 3, baseDelayMs: 250, sleep, onRetry: ({ error }) => retries.push(error.code) } })("http://127.0.0.1:1/x").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "TIMEOUT" });
+    expect(get.calls).toEqual(["GET", "GET", "GET"]);
+    expect(slept).toEqual([250, 500]);
+    expect(retries).toEqual(["TIMEOUT", "TIMEOUT"]);
+
+    const post = hanging();
+    await expect(createTransport({ fetch: post.fetch, timeoutMs: 10, retry: { sleep } })("http://127.0.0.1:1/x", { method: "POST", body: "{}" })).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect(post.calls).toEqual(["POST"]);
+
+    // A refused connection (NETWORK_ERROR) is retried too, then the answer that comes is returned.
+    let attempts = 0;
+    const flaky = async () => {
+      if (++attempts < 2) throw new TypeError("fetch failed");
+      return new Response("{}", { status: 200 });
+    };
+    const response = await createTransport({ fetch: flaky, retry: { sleep } })("http://127.0.0.1:1/x");
+    expect(response.status).toBe(200);
+    expect(attempts).toBe(2);
+  });
+
+  it("waits the server's Retry-After through the injected sleep", async () => {
+    script.push(limited("7"), { status: 200, body: "{}" });
+    const slept: number[] = [];
+    const response = await createTransport({ retry: { sleep: async (ms) => void slept.push(ms) } })(`${baseUrl}/x`);
+    expect(response.status).toBe(200);
+    expect(slept).toEqual([7_000]);
+  });
+
+  it("without retry, an unanswered GET fails once", async () => {
+    const get = hanging();
+    await expect(createTransport({ fetch: get.fetch, timeoutMs: 10 })("http://127.0.0.1:1/x")).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect(get.calls).toHaveLength(1);
   });
 });
 

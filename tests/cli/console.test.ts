@@ -32,8 +32,12 @@ describe("ir21 keys", () => {
     expect(items[0]).toMatchObject({ name: "ci-deploy", revoked_at: null, last_used_at: null, prefix: key.slice(0, 12) });
     expect(list.stdout).not.toContain(key);
 
-    const table = await cli.run(["keys", "list"]);
+    // On a terminal (IR21_FORCE_TTY: a terminal 300 columns wide): a header and aligned columns.
+    const table = await cli.run(["keys", "list"], { env: { IR21_FORCE_TTY: "300" } });
     expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\s+STATUS$/);
+    // Piped (the harness's stdout is a pipe): no header, one tab-separated line per key, like gh.
+    const piped = await cli.run(["keys", "list"]);
+    expect(piped.stdout.trim().split("\n").map((line) => line.split("\t"))).toEqual([[items[0].id, "ci-deploy", `${items[0].prefix}…`, expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/), "never", "active"]]);
     expect(table.stdout).toContain("ci-deploy");
     expect(table.stdout).toContain("active");
     expect(table.stdout).not.toContain(key);
@@ -103,7 +107,7 @@ describe("ir21 sessions", () => {
       expect(items.length).toBeGreaterThanOrEqual(3);
       for (const item of items) expect(Object.keys(item).sort()).toEqual(["created_at", "current", "expires_at", "id"]);
       expect(items.filter((s: { current: boolean }) => s.current)).toHaveLength(1);
-      const table = await cli.run(["sessions", "list"]);
+      const table = await cli.run(["sessions", "list"], { env: { IR21_FORCE_TTY: "300" } });
       expect(table.stdout).toMatch(/^ID\s+CREATED\s+EXPIRES\s+CURRENT$/m);
       expect(table.stdout).toContain("* this CLI");
 
@@ -141,7 +145,7 @@ describe("ir21 usage / plan / billing", () => {
     expect(Object.keys(u).sort()).toEqual(["by_endpoint", "daily", "failures", "period", "quota", "resets_at", "used"]);
     expect(Object.keys(u.period).sort()).toEqual(["end", "resets_at", "start"]);
     expect(u.daily.every((d: { date: string }) => /^\d{4}-\d{2}-\d{2}$/.test(d.date))).toBe(true);
-    const humanUsage = await cli.run(["usage", "--daily"]);
+    const humanUsage = await cli.run(["usage", "--daily"], { env: { IR21_FORCE_TTY: "300" } });
     expect(humanUsage.stdout).toContain(`of ${u.quota}`);
     expect(humanUsage.stdout).toMatch(/^DATE\s+COUNT/m);
 

@@ -5,8 +5,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lastSmsCode, randomPhone, readOutbox, type TestServer } from "@ir21/server/testing";
 
-/** The real executable, run as a child process so exit codes, stdout and stderr are the real ones. */
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), "../../cli/bin/ir21.js");
+/**
+ * The real executable as published (the bundle `pnpm test` builds first: `pnpm -F @ir21/cli build`),
+ * run as a child process so exit codes, stdout and stderr are the real ones.
+ */
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), "../../cli/dist/ir21.mjs");
 
 export interface CliResult {
   code: number | null;

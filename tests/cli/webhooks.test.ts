@@ -45,7 +45,7 @@ describe("ir21 webhooks", () => {
     expect(item).toMatchObject({ url: `${receiver.url}/hook`, countries: ["CN"], operators: [], enabled: true, previous_secret_expires_at: null });
     expect(item.events.sort()).toEqual(["ir21.catalog.updated", "ir21.operator.added", "ir21.operator.updated"]);
     expect(list.stdout).not.toContain(secret);
-    const table = await cli.run(["webhooks", "list"]);
+    const table = await cli.run(["webhooks", "list"], { env: { IR21_FORCE_TTY: "300" } });
     expect(table.stdout).toMatch(/^ID\s+URL\s+EVENTS\s+FILTERS\s+STATUS\s+ROTATION$/m);
     expect(table.stdout).toContain("countries CN");
 
@@ -118,7 +118,7 @@ describe("ir21 deliveries", () => {
     expect(next.items.map((d: { id: string }) => d.id)).not.toContain(page.items[0].id);
     const all = (await cli.run(["--json", "deliveries", "list", "-w", id, "--status", "failed", "--all"])).json();
     expect(all.items.map((d: { id: string }) => d.id).sort()).toEqual([...queued].sort());
-    const human = await cli.run(["deliveries", "list", "--status", "failed", "--limit", "5"]);
+    const human = await cli.run(["deliveries", "list", "--status", "failed", "--limit", "5"], { env: { IR21_FORCE_TTY: "300" } });
     expect(human.stdout).toMatch(/^ID\s+EVENT\s+STATUS\s+ATTEMPTS\s+HTTP\s+CREATED\s+NEXT ATTEMPT\s+LAST ERROR$/m);
     expect(human.stderr).toContain("--cursor");
 

@@ -2,8 +2,8 @@ import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { DataApi, EventType } from "../sdk.ts";
-import { integer, listOf } from "./shared.ts";
+import type { DataApi } from "../sdk.ts";
+import { integer, listOf, longEventType, readStdin } from "./shared.ts";
 
 /**
  * The catalogue (/v1): lookups, countries, operators, number ranges, the change log and the dataset's
@@ -33,15 +33,30 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         "the number's range, not necessarily today's carrier (numbers are ported).",
         CREDENTIALS_NOTE,
       ].join("\n"),
-      examples: ["ir21 lookup +8613912345678", "ir21 lookup 13912345678 --country CN", "ir21 lookup 460001234567890", "ir21 --json lookup +8613912345678 | jq .range_holder"],
+      examples: [
+        "ir21 lookup +8613912345678",
+        "ir21 lookup 13912345678 --country CN",
+        "ir21 lookup 460001234567890",
+        "ir21 --json lookup +8613912345678 | jq .range_holder",
+        "ir21 lookup +8613912345678 +8613012345678 +447700900123",
+        "cut -f1 numbers.tsv | ir21 lookup - --country CN",
+      ],
+      variadic: "more numbers",
       args: {
-        value: { type: "positional", required: true, description: "A phone number (E.164, or national with --country) or an IMSI" },
+        value: { type: "positional", required: true, description: "A phone number (E.164, or national with --country) or an IMSI; several numbers, or - to read them from stdin (one a line), are looked up in batches of 100" },
         country: { type: "string", valueHint: "CC", description: "The country of a national number (ISO alpha-2)" },
         imsi: { type: "boolean", description: "Treat the value as an IMSI" },
         number: { type: "boolean", description: "Treat the value as a phone number" },
       },
       run: async (args) => {
         if (args.imsi && (args.number || args.country)) throw new UsageError("--imsi does not go with --number or --country");
+        const extra = (args._ as string[]).slice(1);
+        if (extra.length > 0 || args.value === "-") {
+          if (args.imsi) throw new UsageError("--imsi looks up one IMSI; several values are phone numbers");
+          const numbers = args.value === "-" ? await numbersFromStdin(rt, extra) : [args.value, ...extra];
+          await lookupMany(rt, numbers, args.country);
+          return;
+        }
         const compact = args.value.replace(/[\s-]/g, "");
         const asImsi = args.imsi || (!args.number && !args.country && /^\d{14,15}$/.test(compact));
         const client = rt.data();
@@ -219,8 +234,8 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         const client = rt.data();
         const filter = {
           since: args.since,
-          // Unknown type names are left for the server to refuse, with its own message.
-          types: rt.repeated.type ? (listOf(rt.repeated.type) as EventType[]) : undefined,
+          // Short or long forms; a typo is a usage error before any request.
+          types: rt.repeated.type ? [...new Set(listOf(rt.repeated.type).map(longEventType))] : undefined,
           country: rt.repeated.country ? listOf(rt.repeated.country) : undefined,
           operator: rt.repeated.operator ? listOf(rt.repeated.operator) : undefined,
         };
@@ -254,6 +269,91 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
           );
           if (result.next_cursor) rt.out.info(`More: ${rt.commandPrefix()} changes --since ${args.since} --cursor ${result.next_cursor} (or --all)`);
           else rt.out.info(`Up to date with ${result.current_version}: next time use --since ${result.current_version}`);
+        });
+      },
+    }),
+    networks: leaf({
+      category: "Data",
+      summary: "List mobile networks (PLMNs: MCC-MNC, TADIG), or show one",
+      details: CREDENTIALS_NOTE,
+      examples: ["ir21 networks --country CN", "ir21 networks --mcc 460 --mnc 00", "ir21 networks 460-00", "ir21 networks --tadig CHNCT", "ir21 --json networks --operator cn.china-mobile --all"],
+      args: {
+        id: { type: "positional", required: false, description: "One network's id (MCC-MNC), e.g. 460-00" },
+        country: { type: "string", valueHint: "CC", description: "Only this country's networks" },
+        operator: { type: "string", valueHint: "id", description: "Only this operator's networks" },
+        mcc: { type: "string", valueHint: "digits", description: "Mobile country code (3 digits)" },
+        mnc: { type: "string", valueHint: "digits", description: "Mobile network code (2 or 3 digits)" },
+        tadig: { type: "string", valueHint: "code", description: "TADIG code (5 characters)" },
+        ...PAGE_FLAGS,
+      },
+      run: async (args) => {
+        if (args.mcc !== undefined && !/^\d{3}$/.test(args.mcc)) throw new UsageError(`--mcc must be 3 digits, got "${args.mcc}"`);
+        if (args.mnc !== undefined && !/^\d{2,3}$/.test(args.mnc)) throw new UsageError(`--mnc must be 2 or 3 digits, got "${args.mnc}"`);
+        const client = rt.data();
+        if (args.id) {
+          const { data } = await client.networks.get(args.id);
+          rt.out.result(data, () =>
+            rt.out.fields([
+              ["Network", data.id],
+              ["MCC-MNC", `${data.mcc}-${data.mnc}`],
+              ["Name", data.name],
+              ["Country", data.country_iso2],
+              ["Operator", data.operator_id],
+              ["TADIG", data.tadig],
+              ["Type", data.network_type],
+              ["Status", data.status],
+              ["Technologies", data.technologies?.join(" ")],
+              ["Bands", data.bands?.join(" ")],
+            ]),
+          );
+          return;
+        }
+        const page = await pageOf(client.networks, { country: args.country, operator: args.operator, mcc: args.mcc, mnc: args.mnc, tadig: args.tadig }, args);
+        rt.out.result(page, () => {
+          rt.out.table(
+            page.items,
+            [
+              { header: "ID", value: (n) => n.id },
+              { header: "COUNTRY", value: (n) => n.country_iso2 },
+              { header: "NAME", value: (n) => n.name },
+              { header: "OPERATOR", value: (n) => n.operator_id },
+              { header: "TADIG", value: (n) => n.tadig },
+              { header: "TECHNOLOGIES", value: (n) => n.technologies?.join(" ") },
+              { header: "STATUS", value: (n) => n.status },
+            ],
+            "No networks match.",
+          );
+          moreHint(rt, page, "networks");
+        });
+      },
+    }),
+    capabilities: leaf({
+      category: "Data",
+      summary: "List network and operator capabilities (VoLTE, roaming features, …)",
+      details: `Needs an API key or a login. ${CREDENTIALS_NOTE}`,
+      examples: ["ir21 capabilities --country CN", "ir21 capabilities --network 460-00", "ir21 capabilities --name volte.s8hr", "ir21 --json capabilities --operator cn.china-mobile --all"],
+      args: {
+        country: { type: "string", valueHint: "CC", description: "Only this country" },
+        operator: { type: "string", valueHint: "id", description: "Only this operator's (and its networks') capabilities" },
+        network: { type: "string", valueHint: "id", description: "Only this network's capabilities" },
+        name: { type: "string", valueHint: "name", description: "Only this capability, e.g. volte.s8hr" },
+        ...PAGE_FLAGS,
+      },
+      run: async (args) => {
+        const page = await pageOf(rt.data().capabilities, { country: args.country, operator: args.operator, network: args.network, name: args.name }, args);
+        rt.out.result(page, () => {
+          rt.out.table(
+            page.items,
+            [
+              { header: "NAME", value: (c) => c.name },
+              { header: "VALUE", value: (c) => (typeof c.value === "string" ? c.value : JSON.stringify(c.value)) },
+              { header: "SUBJECT", value: (c) => `${c.subject_type} ${c.subject_id}` },
+              { header: "COUNTRY", value: (c) => c.country_iso2 },
+              { header: "EFFECTIVE", value: (c) => (c.effective_at ? humanTime(c.effective_at) : null) },
+            ],
+            "No capabilities match.",
+          );
+          moreHint(rt, page, "capabilities");
         });
       },
     }),
@@ -292,6 +392,45 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
       },
     }),
   };
+}
+
+/** The batch endpoint's limit (contract: POST /v1/lookup/batch takes 1 to 100 numbers). */
+const BATCH_SIZE = 100;
+
+/** Numbers from stdin, one a line (blank lines and `#` comments skipped), after those on the line. */
+async function numbersFromStdin(rt: Runtime, extra: string[]): Promise<string[]> {
+  if (rt.io.stdin.isTTY) throw new UsageError("lookup - reads numbers from stdin: pipe them in, one a line");
+  const text = (await readStdin(rt.io.stdin)).toString("utf8");
+  const numbers = [...extra, ...text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"))];
+  if (numbers.length === 0) throw new UsageError("No numbers on stdin");
+  return numbers;
+}
+
+/**
+ * Several numbers through POST /v1/lookup/batch, 100 a request, answers in the order given. A number
+ * that does not parse is a row with its error (exit 0: the others answered), as the endpoint reports it.
+ */
+async function lookupMany(rt: Runtime, numbers: string[], country: string | undefined): Promise<void> {
+  const client = rt.data();
+  const items: Awaited<ReturnType<DataApi["lookupBatch"]>>["data"]["items"] = [];
+  for (let i = 0; i < numbers.length; i += BATCH_SIZE) {
+    const { data } = await client.lookupBatch(numbers.slice(i, i + BATCH_SIZE), { country });
+    items.push(...data.items);
+  }
+  rt.out.result({ items }, () =>
+    rt.out.table(
+      items,
+      [
+        { header: "NUMBER", value: (item) => item.number },
+        { header: "COUNTRY", value: (item) => ("error" in item ? null : item.country_iso2) },
+        { header: "VALID", value: (item) => ("error" in item ? null : item.valid) },
+        { header: "RANGE HOLDER", value: (item) => ("error" in item ? null : item.range_holder) },
+        { header: "OPERATOR", value: (item) => ("error" in item ? null : item.operator?.id) },
+        { header: "ERROR", value: (item) => ("error" in item ? item.error.code : null) },
+      ],
+      "No numbers.",
+    ),
+  );
 }
 
 /** One page, or with `--all` every page merged into one (`next_cursor: null`). */

@@ -4,6 +4,8 @@ import { pipeline } from "node:stream/promises";
 import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanBytes } from "../output.ts";
+import { downloadProgress } from "../progress.ts";
+import { quotedEtag } from "./shared.ts";
 import type { Runtime } from "../runtime.ts";
 import { EXPORT_RESOURCES, type ExportResource } from "../sdk.ts";
 
@@ -39,8 +41,8 @@ export function exportCommand(rt: Runtime): Ir21Command {
       const progress = rt.out.progress();
       const label = args.format === "csv" ? `${resource}.csv` : "snapshot";
       const options = {
-        ifNoneMatch: args["if-none-match"],
-        onProgress: ({ bytes }: { bytes: number }) => progress.update(`Downloading ${label}: ${humanBytes(bytes)}`),
+        ifNoneMatch: args["if-none-match"] === undefined ? undefined : quotedEtag(args["if-none-match"], "--if-none-match"),
+        onProgress: downloadProgress(progress, label),
       };
       const client = rt.data();
       const download = args.format === "csv" ? await client.exportCsv(resource, options) : await client.downloadSnapshot(options);

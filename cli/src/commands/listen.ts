@@ -3,6 +3,7 @@ import { Stopped, UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
 import { apiFailureOf, EVENT_TYPES, type EventType, type ListenDelivery } from "../sdk.ts";
+import { longEventType } from "./shared.ts";
 import { listOf } from "./shared.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
@@ -19,13 +20,6 @@ const FORWARD_TIMEOUT_MS = 15_000;
 const ANSWER_BYTES = 4_096;
 /** Reconnect backoff: doubling from 0.5 s, at most 30 s, with jitter. */
 const BACKOFF_MS = { first: 500, max: 30_000 };
-
-/** `operator.updated` or `ir21.operator.updated` → the contract's long form; anything else is a usage error. */
-export function longEventType(name: string): EventType {
-  const long = name.startsWith("ir21.") ? name : `ir21.${name}`;
-  if ((EVENT_TYPES as readonly string[]).includes(long)) return long as EventType;
-  throw new UsageError(`Unknown event type "${name}"`, `One of: ${EVENT_TYPES.map((t) => t.replace(/^ir21\./, "")).join(", ")} (with or without the ir21. prefix)`);
-}
 
 function eventTypes(values: string[] | undefined): EventType[] {
   const names = listOf(values);

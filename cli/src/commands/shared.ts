@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { UsageError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { EVENT_TYPES, type EventType } from "../sdk.ts";
 
 /** `--yes`, shared by every command that destroys something. */
 export const YES_FLAG = { yes: { type: "boolean", alias: "y", description: "Do not ask for confirmation (required without a terminal)" } } as const;
@@ -58,4 +59,29 @@ export function integer(value: string, flag: string, bounds?: { min: number; max
   const number = Number(value);
   if (bounds && (number < bounds.min || number > bounds.max)) throw new UsageError(`${flag} must be ${bounds.min} to ${bounds.max}`);
   return number;
+}
+
+/**
+ * `operator.updated` or `ir21.operator.updated` → the contract's long form; anything else is a usage
+ * error before any request, naming the valid types.
+ */
+export function longEventType(name: string): EventType {
+  const long = name.startsWith("ir21.") ? name : `ir21.${name}`;
+  if ((EVENT_TYPES as readonly string[]).includes(long)) return long as EventType;
+  throw new UsageError(`Unknown event type "${name}"`, `One of: ${EVENT_TYPES.map((t) => t.replace(/^ir21\./, "")).join(", ")} (with or without the ir21. prefix)`);
+}
+
+/**
+ * An entity tag for If-None-Match: a quoted one (`"v"`, `W/"v"`) as given, a bare value quoted (what
+ * `jq -r .etag` prints is already quoted; a version typed by hand is not). Characters an ETag cannot
+ * hold (RFC 9110 §8.8.3: no quote, space or control character inside) are a usage error, not a request.
+ */
+export function quotedEtag(value: string, flag: string): string {
+  const trimmed = value.trim();
+  const quoted = /^(W\/)?"[^"]*"$/.test(trimmed) ? trimmed : `"${trimmed}"`;
+  const inner = /^(?:W\/)?"(.*)"$/.exec(quoted)![1]!;
+  if (inner === "" || !/^[\x21\x23-\x7e\x80-\xff]+$/.test(inner)) {
+    throw new UsageError(`${flag} is not an ETag: ${JSON.stringify(value)}`, 'Give the ETag a previous download printed, e.g. "2026-11-23.000001-operators"');
+  }
+  return quoted;
 }

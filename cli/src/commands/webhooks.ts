@@ -3,7 +3,7 @@ import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
 import { EVENT_TYPES, type ConsoleClient, type EventType } from "../sdk.ts";
-import { confirmOrYes, integer, listOf, YES_FLAG } from "./shared.ts";
+import { confirmOrYes, integer, listOf, longEventType, YES_FLAG } from "./shared.ts";
 
 type Subscription = Awaited<ReturnType<ConsoleClient["webhooks"]["list"]["query"]>>["items"][number];
 
@@ -157,7 +157,7 @@ export function webhooksCommand(rt: Runtime): Ir21Command {
           ...YES_FLAG,
         },
         run: async (args) => {
-          const grace = integer(args.grace, "--grace");
+          const grace = integer(args.grace, "--grace", { min: 0, max: 86_400 });
           if (grace === 0) await confirmOrYes(rt, args.yes, "Rotate with --grace 0? The old secret stops signing at once; receivers not yet updated will reject deliveries.");
           const data = await rt.console().webhooks.rotateSecret.mutate({ id: args.id, grace_seconds: grace });
           rt.out.success(
@@ -203,8 +203,8 @@ function describe(rt: Runtime, s: Subscription): void {
 function eventList(values: string[] | undefined): EventType[] {
   const names = listOf(values);
   if (names.includes("all")) return [...EVENT_TYPES];
-  // Unknown names are left for the server to refuse, with its own message.
-  return names as EventType[];
+  // Short (`operator.updated`) or long (`ir21.operator.updated`); a typo fails here, before any request.
+  return [...new Set(names.map(longEventType))];
 }
 
 function eventsSummary(events: readonly string[]): string {

@@ -186,7 +186,7 @@ export function createClient<const O extends DataClientOptions>(options: O): Dat
 const segment = (value: string) => encodeURIComponent(value);
 
 function listing<Q extends PageParams, T>(http: DataHttp, path: string): Listing<Q, T> {
-  const list = ({ signal, ...query }: Q & CallOptions = {} as Q & CallOptions) => http.json<Page<T>>("GET", path, { query: query as Record<string, QueryValue>, signal });
+  const list = ({ signal, timeoutMs, ...query }: Q & CallOptions = {} as Q & CallOptions) => http.json<Page<T>>("GET", path, { query: query as Record<string, QueryValue>, signal, timeoutMs });
   return {
     list,
     iterate: (query = {} as Omit<Q, "cursor"> & CallOptions) => paginate((cursor) => list({ ...query, cursor } as Q & CallOptions)),
@@ -203,12 +203,12 @@ async function* paginate<T>(fetchPage: (cursor: string | undefined) => Promise<D
 }
 
 function dataClientOver(http: DataHttp): DataClient<Access> {
-  const changesList = ({ signal, ...query }: ChangesQuery & CallOptions) => http.json<ChangesPage>("GET", "/v1/changes", { query: query as Record<string, QueryValue>, signal });
+  const changesList = ({ signal, timeoutMs, ...query }: ChangesQuery & CallOptions) => http.json<ChangesPage>("GET", "/v1/changes", { query: query as Record<string, QueryValue>, signal, timeoutMs });
   return {
     meta: (options = {}) => http.json("GET", "/v1/meta", options),
-    lookup: (number, { country, signal } = {}) => http.json("GET", "/v1/lookup", { query: { number, country }, signal }),
-    lookupImsi: (imsi, { signal } = {}) => http.json("GET", "/v1/lookup", { query: { imsi }, signal }),
-    lookupBatch: (numbers, { country, signal } = {}) => http.json("POST", "/v1/lookup/batch", { body: country === undefined ? { numbers } : { numbers, country }, signal }),
+    lookup: (number, { country, signal, timeoutMs } = {}) => http.json("GET", "/v1/lookup", { query: { number, country }, signal, timeoutMs }),
+    lookupImsi: (imsi, { signal, timeoutMs } = {}) => http.json("GET", "/v1/lookup", { query: { imsi }, signal, timeoutMs }),
+    lookupBatch: (numbers, { country, signal, timeoutMs } = {}) => http.json("POST", "/v1/lookup/batch", { body: country === undefined ? { numbers } : { numbers, country }, signal, timeoutMs }),
     countries: {
       list: (options = {}) => http.json("GET", "/v1/countries", options),
       get: (iso2, options = {}) => http.json("GET", `/v1/countries/${segment(iso2)}`, options),

@@ -8,8 +8,11 @@ import type { CallOptions } from "./http.ts";
 export interface DownloadOptions extends CallOptions {
   /** The ETag of the copy you hold: an unchanged file answers 304 (not charged) with no body. */
   ifNoneMatch?: string;
-  /** Called as the body is read, with the bytes so far (after decompression). */
-  onProgress?: (progress: { bytes: number }) => void;
+  /**
+   * Called as the body is read: the bytes so far (after decompression) and the file's size when the
+   * server said it (`Content-Length` of an uncompressed answer), else null.
+   */
+  onProgress?: (progress: { bytes: number; total: number | null }) => void;
 }
 
 export type FileDownload =
@@ -36,18 +39,27 @@ export function toDownload(response: Response, options: DownloadOptions): FileDo
   let body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   if (options.onProgress) {
     const onProgress = options.onProgress;
+    const total = sizeOf(response.headers);
     let bytes = 0;
     body = body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           bytes += chunk.byteLength;
           controller.enqueue(chunk);
-          onProgress({ bytes });
+          onProgress({ bytes, total });
         },
       }),
     );
   }
   return { notModified: false, body, etag, filename: filenameOf(response.headers.get("content-disposition")), contentType: response.headers.get("content-type"), requestId };
+}
+
+/** The body's size, known only when it arrives as sent: a compressed answer's length is not the file's. */
+function sizeOf(headers: Headers): number | null {
+  const encoding = headers.get("content-encoding");
+  if (encoding !== null && encoding !== "identity") return null;
+  const length = headers.get("content-length");
+  return length !== null && /^\d+$/.test(length) ? Number(length) : null;
 }
 
 function filenameOf(disposition: string | null): string | null {

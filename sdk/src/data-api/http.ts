@@ -1,6 +1,6 @@
 import { cookieFetch, type SessionCookieJar } from "../cookies.ts";
 import { Ir21ApiError, errorFromResponse } from "../errors.ts";
-import { createTransport, normaliseBaseUrl, type FetchLike, type RetryOptions } from "../transport.ts";
+import { createTransport, normaliseBaseUrl, TIMEOUT_MS, type FetchLike, type RetryOptions, type TransportInit } from "../transport.ts";
 import type { EnvelopeMeta } from "../wire.ts";
 
 /**
@@ -20,15 +20,24 @@ export interface DataClientOptions {
   cookies?: SessionCookieJar;
   /** A fetch implementation; defaults to the global one. */
   fetch?: FetchLike;
-  /** Retry 429/503 answers honouring Retry-After, within bounds. Off by default. */
+  /**
+   * Retries, off by default: 429/503 answers honouring Retry-After, and GETs that got no answer
+   * (network error, timeout), within bounds.
+   */
   retry?: boolean | RetryOptions;
-  /** Extra headers for every request, e.g. a `user-agent` naming your application. */
+  /**
+   * Extra headers for every request. Outside browsers the SDK sends `User-Agent: ir21-sdk/<version>`;
+   * a `user-agent` here replaces it.
+   */
   headers?: Record<string, string>;
+  /** Most ms a request waits for the answer to start (default 30 000; 0: no limit). Per call: `timeoutMs`. */
+  timeoutMs?: number;
 }
 
-/** Per call: cancel with an AbortSignal. */
+/** Per call: cancel with an AbortSignal, or bound the wait for the answer (overrides the client's `timeoutMs`). */
 export interface CallOptions {
   signal?: AbortSignal;
+  timeoutMs?: number;
 }
 
 /** A JSON answer: the endpoint's `data` and the envelope's `meta` (which dataset version answered). */
@@ -40,9 +49,9 @@ export interface DataResult<T> {
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
 export interface DataHttp {
-  json<T>(method: "GET" | "POST", path: string, options?: { query?: Record<string, QueryValue>; body?: unknown; signal?: AbortSignal }): Promise<DataResult<T>>;
+  json<T>(method: "GET" | "POST", path: string, options?: { query?: Record<string, QueryValue>; body?: unknown } & CallOptions): Promise<DataResult<T>>;
   /** A file route: the raw response (200 or 304), errors already turned into Ir21ApiError. */
-  file(path: string, options?: { ifNoneMatch?: string; signal?: AbortSignal }): Promise<Response>;
+  file(path: string, options?: { ifNoneMatch?: string } & CallOptions): Promise<Response>;
 }
 
 export function createDataHttp(options: DataClientOptions): DataHttp {
@@ -52,7 +61,7 @@ export function createDataHttp(options: DataClientOptions): DataHttp {
   }
   const headers: Record<string, string> = { ...options.headers, accept: "application/json" };
   if (options.apiKey) headers["x-api-key"] = options.apiKey;
-  const transport = createTransport({ fetch: options.fetch, retry: options.retry, headers });
+  const transport = createTransport({ fetch: options.fetch, retry: options.retry, headers, timeoutMs: options.timeoutMs });
   const sameOrigin = ((url: string, init: RequestInit = {}) => transport(url, { ...init, credentials: "same-origin" })) as typeof globalThis.fetch;
   const send = options.cookies ? cookieFetch(sameOrigin, options.cookies) : sameOrigin;
 
@@ -66,8 +75,8 @@ export function createDataHttp(options: DataClientOptions): DataHttp {
   };
 
   return {
-    async json<T>(method: "GET" | "POST", path: string, request: { query?: Record<string, QueryValue>; body?: unknown; signal?: AbortSignal } = {}) {
-      const init: RequestInit = { method, signal: request.signal };
+    async json<T>(method: "GET" | "POST", path: string, request: { query?: Record<string, QueryValue>; body?: unknown } & CallOptions = {}) {
+      const init: TransportInit = { method, signal: request.signal, [TIMEOUT_MS]: request.timeoutMs };
       if (request.body !== undefined) {
         init.body = JSON.stringify(request.body);
         init.headers = { "content-type": "application/json" };
@@ -87,7 +96,7 @@ export function createDataHttp(options: DataClientOptions): DataHttp {
     },
 
     async file(path, request = {}) {
-      const init: RequestInit = { method: "GET", signal: request.signal, headers: { accept: "*/*" } };
+      const init: TransportInit = { method: "GET", signal: request.signal, headers: { accept: "*/*" }, [TIMEOUT_MS]: request.timeoutMs };
       if (request.ifNoneMatch) init.headers = { ...init.headers, "if-none-match": request.ifNoneMatch };
       const response = await send(urlOf(path), init);
       if (response.status === 304 || response.ok) return response;

@@ -1,5 +1,5 @@
 /**
- * A consumer of the published @ir21/sdk package. tests/sdk/pack.test.ts copies this file into a project
+ * A consumer of the published @ir21/sdk package. tests/release/pack.test.ts copies this file into a project
  * outside the workspace that has only the packed tarball installed, type-checks it with `tsc --strict`
  * (skipLibCheck off) and runs it against a live server. It uses every export of every entry point
  * (the test checks that too) and prints one JSON report on stdout.
@@ -14,6 +14,7 @@ import {
   AGREEMENT_VERSION,
   compareVersions,
   cookieFetch,
+  DEFAULT_TIMEOUT_MS,
   createClient,
   createConsoleClient,
   EVENT_TYPES,
@@ -318,9 +319,9 @@ async function listenFlow(ir21: ConsoleClient, session: string | null) {
 
 async function dataFlow(apiKey: string) {
   const baseUrl = env("IR21_BASE_URL");
-  const options = { baseUrl, apiKey, retry: { maxAttempts: 2 } } satisfies DataClientOptions;
+  const options = { baseUrl, apiKey, retry: { maxAttempts: 2 }, timeoutMs: DEFAULT_TIMEOUT_MS / 2 } satisfies DataClientOptions;
   const ir21: DataClient<"full"> = createClient(options);
-  const call: CallOptions = { signal: AbortSignal.timeout(30_000) };
+  const call: CallOptions = { signal: AbortSignal.timeout(30_000), timeoutMs: DEFAULT_TIMEOUT_MS };
   const meta: DataResult<DataMeta> = await ir21.meta(call);
   const envelope: EnvelopeMeta = meta.meta;
   const lookup = await ir21.lookup("+8613912345678");

@@ -1,2 +1,0 @@
-/** See launch.js. */
-export declare function bundleIsCurrent(bundle: string, inputs: { sourceDirs: string[]; files?: string[] }): boolean;

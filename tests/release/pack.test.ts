@@ -1,0 +1,309 @@
+import { execFile } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
+import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
+
+/**
+ * The release tarballs as people install them. `pnpm release:pack` (scripts/release-pack.js) packs
+ * @ir21/sdk, @ir21/cli and @ir21/server into one folder; here the SDK is built first and the CLI bundle
+ * is the one `pnpm test` builds before the suite (rebuilding it here would pull it from under the CLI
+ * tests running beside this file).
+ *
+ * SDK: install the tarball with npm into two projects
+ * OUTSIDE the workspace, as a user would: `npm install <tarball> --offline` (the SDK has no runtime
+ * dependencies, so nothing is fetched). One is an ES module project, one CommonJS. Each consumer is
+ * type-checked with `tsc --strict` (skipLibCheck off, NodeNext resolution, so the exports map and the
+ * bundled declarations are what is checked; the compiler and @types/node are the consumer's own dev
+ * tools, linked in after the install) and run against a live server.
+ */
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+const sdkDir = join(root, "sdk");
+const consumerSource = fileURLToPath(new URL("./consumer/consumer.ts", import.meta.url));
+const cjsConsumerSource = fileURLToPath(new URL("./consumer/consumer-cjs.ts", import.meta.url));
+// CPU is shared: building and installing can be slow, but never hangs silently.
+const STEP_TIMEOUT_MS = 180_000;
+/** The issue's budget for what installing the SDK brings: one package, at most 1 MB unpacked. */
+const MAX_INSTALLED_BYTES = 1_000_000;
+
+let work: string;
+
+let consumerDir: string;
+let cjsDir: string;
+let tarball: string;
+let tarballs: string[];
+let server: TestServer;
+/** What `npm install <tarball>` put in node_modules of the ESM project, before the dev tools were linked. */
+let installed: { packages: string[]; bytes: number };
+
+async function sh(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  try {
+    return await run(command, args, { cwd, timeout: STEP_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, ...env } });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+/** Every package directory under node_modules (scoped ones included), and the bytes of all files there. */
+function inventory(modules: string): { packages: string[]; bytes: number } {
+  const packages: string[] = [];
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith(".")) continue;
+    if (entry.startsWith("@")) for (const scoped of readdirSync(join(modules, entry))) packages.push(`${entry}/${scoped}`);
+    else packages.push(entry);
+  }
+  let bytes = 0;
+  for (const entry of readdirSync(modules, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return { packages: packages.sort(), bytes };
+}
+
+/** A fresh project with the tarball installed by npm (offline), then the consumer's compiler linked in. */
+async function consumerProject(dir: string, type: "module" | "commonjs", source: string, lib: string[]) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `ir21-sdk-consumer-${type}`, private: true, type }, null, 2));
+  // --offline: the cache is not consulted for anything, since the tarball declares no dependencies.
+  await sh("npm", ["install", tarball, "--offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"], dir);
+  const found = inventory(join(dir, "node_modules"));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify(
+      {
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib, types: ["node"], strict: true, skipLibCheck: false, outDir: "out", noEmitOnError: true },
+        files: ["consumer.ts"],
+      },
+      null,
+      2,
+    ),
+  );
+  copyFileSync(source, join(dir, "consumer.ts"));
+  for (const name of ["typescript", "@types/node"]) {
+    mkdirSync(dirname(join(dir, "node_modules", name)), { recursive: true });
+    symlinkSync(realpathSync(join(root, "node_modules", name)), join(dir, "node_modules", name), "dir");
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "ir21-sdk-pack-"));
+  consumerDir = join(work, "consumer");
+  cjsDir = join(work, "consumer-cjs");
+  await sh("pnpm", ["run", "build"], sdkDir);
+  const { stdout } = await sh(process.execPath, [join(root, "scripts/release-pack.js"), "--skip-build", "--out", join(work, "release")], root);
+  tarballs = stdout.trim().split("\n").map((line) => line.split("\t")[0]!);
+  tarball = tarballs.find((path) => /ir21-sdk-[\d.]+\.tgz$/.test(path))!;
+  // No ESNext.Disposable in lib: the bundled declarations must not need it (README "TypeScript").
+  installed = await consumerProject(consumerDir, "module", consumerSource, ["ES2023", "DOM", "DOM.Iterable"]);
+  await consumerProject(cjsDir, "commonjs", cjsConsumerSource, ["ES2023"]);
+  // The consumer subscribes a receiver on loopback; signatures carry the server clock, so start it at now.
+  server = await startTestServer({ dataset: "demo", env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, clock: new ManualClock(Date.now()) });
+}, 4 * STEP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the packed @ir21/sdk", () => {
+  it("passes publint (strict) on the tarball", async () => {
+    const { stdout } = await sh(join(sdkDir, "node_modules/.bin/publint"), ["run", tarball, "--strict"], sdkDir);
+    expect(stdout).toContain("All good!");
+  });
+
+  it("installs as one package of at most 1 MB, with no dependencies, no peers and nothing but dist and the README's examples", async () => {
+    expect(installed.packages).toEqual(["@ir21/sdk"]);
+    expect(installed.bytes).toBeLessThanOrEqual(MAX_INSTALLED_BYTES);
+    const { stdout } = await sh("tar", ["tzf", tarball], work);
+    const files = stdout.trim().split("\n").sort();
+    expect(files.filter((f) => !(f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/") || /^package\/examples\/[\w-]+\.ts$/.test(f)))).toEqual([]);
+    // The README points at examples/: every file it names is in the package.
+    const readme = readFileSync(join(sdkDir, "README.md"), "utf8");
+    const named = [...readme.matchAll(/`(examples\/[\w-]+\.ts)`/g)].map((m) => `package/${m[1]}`);
+    expect(named.length).toBeGreaterThan(0);
+    expect(files).toEqual(expect.arrayContaining(named));
+    const manifest = JSON.parse(readFileSync(join(consumerDir, "node_modules/@ir21/sdk/package.json"), "utf8"));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies ?? {}).toEqual({});
+    for (const entry of [".", "./webhooks"]) {
+      const name = entry === "." ? "index" : "webhooks";
+      expect(manifest.exports[entry]).toEqual({
+        import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+        require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+      });
+    }
+  });
+
+  it("bundles tRPC, superjson and eventsource-parser: its code and declarations import nothing but their own chunks", () => {
+    const dist = join(consumerDir, "node_modules/@ir21/sdk/dist");
+    for (const file of readdirSync(dist)) {
+      const text = readFileSync(join(dist, file), "utf8");
+      const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+      expect(specifiers.filter((specifier) => !specifier.startsWith("./")), `${file} imports`).toEqual([]);
+      // No server code or server-only names inlined either (the type bundle could otherwise carry them).
+      expect(code, file).not.toMatch(/server\/src\/|\bKysely\b|\bH3Event\b|\bAppDeps\b|\bZod[A-Z]\w+|\bpino\b/);
+    }
+  });
+
+  it("type-checks a consumer of every export with tsc --strict, skipLibCheck off", async () => {
+    const exported = new Set<string>();
+    for (const entry of ["index.d.ts", "webhooks.d.ts"]) {
+      const text = readFileSync(join(consumerDir, "node_modules/@ir21/sdk/dist", entry), "utf8");
+      const list = /export \{([^}]*)\};\s*$/.exec(text)![1]!;
+      for (const item of list.split(",")) exported.add(item.trim().replace(/^type\s+/, "").split(/\s+as\s+/).at(-1)!);
+    }
+    const consumer = readFileSync(consumerSource, "utf8");
+    const unused = [...exported].filter((name) => !new RegExp(`\\b${name}\\b`).test(consumer));
+    expect(unused, "exports the consumer fixture does not use").toEqual([]);
+
+    await sh(process.execPath, [join(consumerDir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumerDir);
+  }, STEP_TIMEOUT_MS);
+
+  it("type-checks and runs a CommonJS consumer (require of both entries) against a live server", async () => {
+    await sh(process.execPath, [join(cjsDir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], cjsDir);
+    const compiled = readFileSync(join(cjsDir, "out/consumer.js"), "utf8");
+    expect(compiled).toContain('require("@ir21/sdk")');
+    expect(compiled).toContain('require("@ir21/sdk/webhooks")');
+    const secret = generateSecret();
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ id: "evt_cjs_1", type: "ir21.operator.updated", occurred_at: "2026-01-01T00:00:00.000Z", effective_at: null, dataset_version: "v2", previous_version: "v1", country_iso2: "CN", operator_id: "op_cn_46000", data: {}, test: false });
+    const headers = deliveryHeaders({ eventId: "evt_cjs_1", timestampSeconds: now, rawBody: body, secret, previousSecret: null });
+    const { stdout } = await sh(process.execPath, [join(cjsDir, "out/consumer.js")], cjsDir, { IR21_BASE_URL: server.url, IR21_DELIVERY: JSON.stringify({ headers, body, secret, now }) });
+    expect(JSON.parse(stdout)).toEqual({
+      moduleSystem: "commonjs",
+      version: true,
+      rangeHolder: "China Mobile",
+      denied: 401,
+      me: "UNAUTHORIZED",
+      event: "ir21.operator.updated",
+      tampered: "SIGNATURE_MISMATCH",
+    });
+  }, STEP_TIMEOUT_MS);
+
+  it("runs the consumer against a live server", async () => {
+    const secret = generateSecret();
+    const now = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({
+      id: "evt_consumer_1",
+      type: "ir21.catalog.updated",
+      occurred_at: "2026-01-01T00:00:00.000Z",
+      effective_at: null,
+      dataset_version: "v2",
+      previous_version: "v1",
+      country_iso2: "CN",
+      operator_id: "op_cn_46000",
+      data: { reason: "import", snapshot_url: "/v1/snapshot" },
+      test: false,
+    });
+    const headers = deliveryHeaders({ eventId: "evt_consumer_1", timestampSeconds: now, rawBody: body, secret, previousSecret: null });
+    const phone = randomPhone();
+    // The server's delivery worker, as `ir21-server serve` runs it, for the consumer's test event.
+    const worker = new DeliveryWorker(webhookEnv(server.deps), { pollIntervalMs: 50 });
+    worker.start();
+    const { stdout } = await sh(process.execPath, [join(consumerDir, "out/consumer.js")], consumerDir, {
+      IR21_BASE_URL: server.url,
+      IR21_PHONE: phone,
+      IR21_SMS_OUTBOX: server.deps.config.smsOutboxPath,
+      IR21_DELIVERY: JSON.stringify({ headers, body, secret, now }),
+    }).finally(() => worker.stop());
+    const report = JSON.parse(stdout);
+    expect(report.typeChecks).toBe(true);
+    expect(report.console).toEqual({
+      created: true,
+      sameUser: true,
+      createdAt: expect.stringMatching(/Z$/),
+      sessionSaved: true,
+      keyShownOnce: true,
+      quota: true,
+      rawStatus: 200,
+      webhook: { test: true, sameEvent: true, status: "delivered", attempts: [204] },
+      listen: { url: true, type: "ir21.operator.updated", test: true, status: "delivered", answer: { headers: { "x-from": "consumer" }, body: "ok", body_truncated: false } },
+      afterLogout: { name: "Ir21ApiError", status: 401, code: "UNAUTHORIZED", hasRequestId: true, instance: true },
+      constructed: { code: "RATE_LIMITED", retryAfter: 3 },
+    });
+    expect(report.data).toEqual({
+      version: true,
+      lookup: ["China Mobile", "e164-86139", "cn.china-unicom", "460-11"],
+      batch: ["China Mobile", "INVALID_REQUEST"],
+      countries: [3, "中国"],
+      operators: [2, true, 4, 1],
+      networks: [3, "460-00", 4],
+      ranges: [4, "China Mobile", 7],
+      capabilities: [4, 5],
+      changes: [1, 1, true],
+      csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,source_license,source_attribution", true, true],
+      snapshot: [true, true, true],
+      sync: { version: true, resets: 1, applied: 0, ordered: true },
+      anonymous: ["UNAUTHORIZED", "country_iso2,number,operator,range_holder,valid"],
+    });
+    expect(report.webhooks).toEqual({
+      eventId: "evt_consumer_1",
+      eventType: "ir21.catalog.updated",
+      knownType: true,
+      sameEverywhere: true,
+      answers: ["200 ir21.catalog.updated", "200 duplicate", "400 SIGNATURE_MISMATCH"],
+      tampered: "SIGNATURE_MISMATCH",
+      failureCodes: ["MISSING_HEADER", "MALFORMED_SIGNATURE", "INVALID_TIMESTAMP", "TIMESTAMP_OUT_OF_TOLERANCE", "SIGNATURE_MISMATCH", "MALFORMED_BODY", "EVENT_ID_MISMATCH"],
+      signatureHeader: "X-IR21-Signature",
+    });
+  }, STEP_TIMEOUT_MS);
+});
+
+describe("the packed @ir21/cli, installed globally into an empty prefix", () => {
+  let prefix: string;
+  let cliTarball: string;
+  const ir21 = (args: string[], env: Record<string, string> = {}) =>
+    sh(join(prefix, "bin", "ir21"), args, work, { HOME: join(work, "home"), XDG_CONFIG_HOME: join(work, "home", ".config"), NO_COLOR: "1", ...env });
+
+  beforeAll(async () => {
+    cliTarball = tarballs.find((path) => /ir21-cli-[\d.]+\.tgz$/.test(path))!;
+    prefix = join(work, "prefix");
+    mkdirSync(prefix);
+    // As a user would: `npm install -g`, offline (the CLI declares no dependencies), into an empty prefix.
+    await sh("npm", ["install", "-g", cliTarball, tarball, "--prefix", prefix, "--offline", "--no-audit", "--no-fund"], work);
+  }, STEP_TIMEOUT_MS);
+
+  it("writes the three tarballs to one folder", () => {
+    expect(tarballs.map((path) => path.split("/").at(-1)!.replace(/-[\d.]+\.tgz$/, "")).sort()).toEqual(["ir21-cli", "ir21-sdk", "ir21-server"]);
+    expect(new Set(tarballs.map((path) => dirname(path))).size).toBe(1);
+  });
+
+  it("is one bundled file with no dependencies: nothing but Node is needed to run it", async () => {
+    const { stdout } = await sh("tar", ["tzf", cliTarball], work);
+    expect(stdout.trim().split("\n").sort()).toEqual(["package/README.md", "package/dist/ir21.mjs", "package/package.json"]);
+    const modules = join(prefix, "lib", "node_modules");
+    expect(inventory(modules).packages).toEqual(["@ir21/cli", "@ir21/sdk"]);
+    const manifest = JSON.parse(readFileSync(join(modules, "@ir21/cli/package.json"), "utf8"));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.bin).toEqual({ ir21: "./dist/ir21.mjs" });
+    const bundle = readFileSync(join(modules, "@ir21/cli/dist/ir21.mjs"), "utf8");
+    expect(bundle.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const code = bundle.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+    expect(specifiers.filter((specifier) => !specifier.startsWith("node:"))).toEqual([]);
+    expect(code).not.toMatch(/\btsx\b|esbuild/);
+  });
+
+  it("runs against a live server: --version, completion bash, api GET /v1/meta", async () => {
+    const version = JSON.parse(readFileSync(join(root, "cli/package.json"), "utf8")).version;
+    expect((await ir21(["--version"])).stdout).toBe(`${version}\n`);
+    const completion = (await ir21(["completion", "bash"])).stdout;
+    expect(completion).toContain("complete -F _ir21 ir21");
+    const bash = await sh("bash", ["-c", `source /dev/stdin <<'EOF'\n${completion}\nEOF\nCOMP_WORDS=(ir21 ne); COMP_CWORD=1; _ir21; echo "\${COMPREPLY[@]}"`], work);
+    expect(bash.stdout.trim()).toBe("networks");
+    const meta = JSON.parse((await ir21(["api", "GET", "/v1/meta"], { IR21_BASE_URL: server.url })).stdout);
+    const direct = await server.json("/v1/meta");
+    expect(meta.data.dataset_version).toBe(direct.body.data.dataset_version);
+    // Bare `ir21` introduces itself on stdout.
+    expect((await ir21([])).stdout).toContain("USAGE");
+  }, STEP_TIMEOUT_MS);
+});
