@@ -10,7 +10,7 @@
  * compete for a core. Rounds (BENCH_ROUNDS, default 3) alternate the two; ratios are per round.
  * Each side also reports CPU per number (the server's process from /proc, the loop's own): on a shared
  * machine the CPU ratio moves less than the rates. `pnpm bench lookup` runs this after lookup.bench.ts
- * (or alone: `pnpm bench lookup-batch`).
+ * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
@@ -113,7 +113,8 @@ export async function run() {
   const key = await createApiKey(setup, user);
   const config = setup.deps.config;
   const port = await freePort();
-  const server: ChildProcess = spawn(process.execPath, [serverBin, "serve"], {
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const server: ChildProcess = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
     env: {
       ...process.env,
       ...limits,
