@@ -1,16 +1,26 @@
 /**
- * Webhook delivery: fan-out throughput (deliveries signed and sent per second to a local receiver)
- * and enqueue-to-delivery latency, each against a baseline in the same run: the same POSTs sent by a
- * bare node:http loop with no queue, no signing and no URL checks, at the same concurrency.
+ * Webhook delivery: throughput (deliveries signed, sent to a local receiver and recorded, per second)
+ * and enqueue-to-delivery latency, each against baselines in the same run: the same POSTs sent by a
+ * bare node:http loop with no queue, no signing and no URL checks, at the same concurrency — once with
+ * a new connection per POST (`agent: false`, the baseline of issue 20's figures) and once over
+ * keep-alive connections (what a client that reuses connections can reach).
+ *
+ * Rounds (BENCH_ROUNDS, default 3) interleave the variants — bare, bare keep-alive, one worker with
+ * 16 lanes, two workers with 8 lanes each — so the load of the moment on a shared machine moves them
+ * alike; ratios are taken within a round and reported as median and range. Each variant also reports
+ * this process's CPU time per delivery (user + system; the receiver runs in this process, so the bare
+ * loop's CPU includes it too; on SQLite the database is in this process, on MariaDB it is not).
  * `pnpm bench webhooks` (IR21_TEST_DB=mysql for MariaDB).
  */
-import { request } from "node:http";
+import { Agent, request } from "node:http";
+import { loadavg } from "node:os";
 import { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, fanOutAll, signIn, startTestReceiver, startTestServer, webhookEnv, type ChangeFeed } from "@ir21/server/testing";
 
 const SUBSCRIPTIONS = 10;
 const EVENTS = 200;
 const CONCURRENCY = 16;
 const LATENCY_SAMPLES = 200;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 type Payload = Record<string, unknown>;
 
@@ -48,10 +58,10 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function barePost(url: string, body: string): Promise<number> {
+function barePost(url: string, body: string, agent: Agent | false = false): Promise<number> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+    const req = request({ hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
       res.resume();
       res.on("end", () => resolve(res.statusCode ?? 0));
     });
@@ -60,14 +70,36 @@ function barePost(url: string, body: string): Promise<number> {
   });
 }
 
-async function bareLoop(url: string, bodies: string[], concurrency: number): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < bodies.length) await barePost(url, bodies[next++]!);
-  }));
-  return performance.now() - started;
+interface Timed {
+  ms: number;
+  /** This process's CPU time (user + system), µs. */
+  cpuUs: number;
 }
+
+async function timed(work: () => Promise<unknown>): Promise<Timed> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuUs: used.user + used.system };
+}
+
+async function bareLoop(url: string, bodies: string[], concurrency: number, agent: Agent | false = false): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < bodies.length) await barePost(url, bodies[next++]!, agent);
+  }));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const round3 = (x: number) => Number(x.toFixed(3));
+const summary = (values: number[]) => ({ median: round3(median(values)), min: round3(Math.min(...values)), max: round3(Math.max(...values)) });
 
 export async function run() {
   const server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1", LOG_LEVEL: "warn" } });
@@ -81,27 +113,69 @@ export async function run() {
     }
     const deliveries = SUBSCRIPTIONS * EVENTS;
     const bodies = Array.from({ length: deliveries }, (_, i) => JSON.stringify(makeEvent(i % EVENTS)));
-
-    // Baseline throughput: the same number of POSTs, same bodies, same concurrency, no queue.
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     await bareLoop(`${receiver.url}/warmup`, bodies.slice(0, 200), CONCURRENCY);
-    const bareMs = await bareLoop(`${receiver.url}/bare`, bodies, CONCURRENCY);
+    await bareLoop(`${receiver.url}/warmup`, bodies.slice(0, 200), CONCURRENCY, keepAlive);
     receiver.requests.length = 0;
 
-    // Fan-out: events -> one delivery per subscription, in the cursor transaction.
-    const feed = memoryFeed("bench");
-    for (let i = 0; i < EVENTS; i++) feed.push(makeEvent(i));
-    let t = performance.now();
-    const fanned = await fanOutAll(env, feed);
-    const fanOutMs = performance.now() - t;
-    if (fanned.deliveries !== deliveries) throw new Error(`fan-out wrote ${fanned.deliveries}, expected ${deliveries}`);
+    let batch = 0;
+    const fanOuts: Timed[] = [];
+    /** Fans out EVENTS fresh events (one delivery per subscription each), then times `workers` background workers until every delivery is sent and recorded. */
+    const queueRun = async (workers: number, lanes: number): Promise<Timed> => {
+      const feed = memoryFeed(`bench-${batch}`);
+      for (let i = 0; i < EVENTS; i++) feed.push(makeEvent(++batch * 1_000_000 + i));
+      let fanned = { deliveries: 0 };
+      fanOuts.push(await timed(async () => (fanned = await fanOutAll(env, feed))));
+      if (fanned.deliveries !== deliveries) throw new Error(`fan-out wrote ${fanned.deliveries}, expected ${deliveries}`);
+      receiver.requests.length = 0;
+      const running = Array.from({ length: workers }, () => new DeliveryWorker(env, { batchSize: 50, concurrency: lanes, random: () => 0 }));
+      const result = await timed(async () => {
+        for (const worker of running) worker.start();
+        while (receiver.requests.length < deliveries) await new Promise((r) => setTimeout(r, 1));
+        // Stopping waits for the in-flight deliveries to be recorded: the time includes every write.
+        await Promise.all(running.map((worker) => worker.stop()));
+      });
+      if (receiver.requests.length !== deliveries) throw new Error(`receiver got ${receiver.requests.length}, expected ${deliveries}`);
+      const pending = await env.db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "pending").executeTakeFirstOrThrow();
+      if (Number(pending.n) !== 0) throw new Error(`${pending.n} deliveries still pending after the run`);
+      receiver.requests.length = 0;
+      return result;
+    };
 
-    // Queue throughput: claim, sign, vet, POST, record — every delivery.
-    const worker = new DeliveryWorker(env, { batchSize: 50, concurrency: CONCURRENCY, random: () => 0 });
-    t = performance.now();
-    await worker.drain();
-    const queueMs = performance.now() - t;
-    if (receiver.requests.length !== deliveries) throw new Error(`receiver got ${receiver.requests.length}, expected ${deliveries}`);
-    receiver.requests.length = 0;
+    const variants = {
+      bare: () => timed(() => bareLoop(`${receiver.url}/bare`, bodies, CONCURRENCY)),
+      bare_keep_alive: () => timed(() => bareLoop(`${receiver.url}/bare-ka`, bodies, CONCURRENCY, keepAlive)),
+      queue_1x16: () => queueRun(1, CONCURRENCY),
+      queue_2x8: () => queueRun(2, CONCURRENCY / 2),
+    };
+    type Variant = keyof typeof variants;
+    const rounds: Array<Record<Variant, Timed>> = [];
+    const load: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const round = {} as Record<Variant, Timed>;
+      for (const name of Object.keys(variants) as Variant[]) round[name] = await variants[name]();
+      rounds.push(round);
+      load.push(loadavg()[0]!);
+    }
+    keepAlive.destroy();
+    const rate = (t: Timed) => deliveries / (t.ms / 1000);
+    const cpuPer = (t: Timed) => t.cpuUs / deliveries;
+    const figures = Object.fromEntries(
+      (Object.keys(variants) as Variant[]).map((name) => [
+        name,
+        {
+          per_s: Math.round(median(rounds.map((r) => rate(r[name])))),
+          cpu_us_per_delivery: Math.round(median(rounds.map((r) => cpuPer(r[name])))),
+          ...(name.startsWith("queue")
+            ? {
+                ratio_to_bare: summary(rounds.map((r) => rate(r[name]) / rate(r.bare))),
+                ratio_to_bare_keep_alive: summary(rounds.map((r) => rate(r[name]) / rate(r.bare_keep_alive))),
+                cpu_ratio_to_bare: summary(rounds.map((r) => cpuPer(r[name]) / cpuPer(r.bare))),
+              }
+            : {}),
+        },
+      ]),
+    );
 
     // Latency: one event at a time into the running background worker (woken by the enqueue signal).
     const latencyFeed = memoryFeed("bench-latency");
@@ -129,20 +203,16 @@ export async function run() {
       bareLatency.push(receiver.requests[before]!.receivedAt - sentAt);
     }
 
-    const queueRate = deliveries / (queueMs / 1000);
-    const bareRate = deliveries / (bareMs / 1000);
     return {
       database: server.target,
       deliveries,
       concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      load_average_1m: load.map((x) => Number(x.toFixed(2))),
       // Deliveries in flight per subscription (the worker's default): 10 subscriptions x 2 = 20 slots for 16 lanes.
       endpoint_concurrency: DEFAULT_ENDPOINT_CONCURRENCY,
-      fan_out: { events: EVENTS, subscriptions: SUBSCRIPTIONS, ms: Math.round(fanOutMs), deliveries_written_per_s: Math.round(deliveries / (fanOutMs / 1000)) },
-      throughput: {
-        queue_deliveries_per_s: Math.round(queueRate),
-        bare_posts_per_s: Math.round(bareRate),
-        ratio_queue_to_bare: Number((queueRate / bareRate).toFixed(3)),
-      },
+      fan_out: { events: EVENTS, subscriptions: SUBSCRIPTIONS, deliveries_written_per_s: Math.round(median(fanOuts.map((t) => deliveries / (t.ms / 1000)))) },
+      throughput: figures,
       latency_ms: {
         enqueue_to_delivery: { p50: percentile(enqueueToDelivery, 50), p99: percentile(enqueueToDelivery, 99), samples: enqueueToDelivery.length },
         bare_post: { p50: percentile(bareLatency, 50), p99: percentile(bareLatency, 99), samples: bareLatency.length },

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/db.ts";
 import { dialectOf } from "../../db/db.ts";
-import { writeTransaction } from "../../db/transaction.ts";
+import { forUpdate, writeTransaction } from "../../db/transaction.ts";
 import { newId } from "../../ids.ts";
 import type { DeliveryStatus } from "../../contract/webhooks.ts";
 
@@ -168,66 +168,152 @@ export interface Outcome {
   nextAttemptAt: number | null;
 }
 
+/** What a worker needs to send one claimed delivery: read for every delivery of a claim at once. */
+export interface ClaimedDelivery {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  attempts: number;
+  max_attempts: number;
+  manual_retry: number;
+  payload: string;
+}
+
+/** The subscription fields a delivery needs (target and secrets), read once per claim. */
+export interface DeliveryTarget {
+  id: string;
+  url: string;
+  enabled: number;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+}
+
+/**
+ * Reads what the claimed deliveries need in two queries however many they are (docs/webhooks.md
+ * "Queue"): the deliveries with their events' payloads, and each distinct subscription once. A
+ * delivery missing from the answer was purged meanwhile; a subscription missing was deleted.
+ */
+export async function loadClaimed(db: Db, claims: readonly Claim[]): Promise<{ deliveries: Map<string, ClaimedDelivery>; targets: Map<string, DeliveryTarget> }> {
+  if (claims.length === 0) return { deliveries: new Map(), targets: new Map() };
+  const [rows, subs] = await Promise.all([
+    db
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_events as e", "e.id", "d.event_id")
+      .select(["d.id", "d.subscription_id", "d.event_id", "d.attempts", "d.max_attempts", "d.manual_retry", "e.payload"])
+      .where("d.id", "in", claims.map((c) => c.deliveryId))
+      .execute(),
+    db
+      .selectFrom("webhook_subscriptions")
+      .select(["id", "url", "enabled", "secret_sealed", "previous_secret_sealed", "previous_secret_expires_at"])
+      .where("id", "in", [...new Set(claims.map((c) => c.subscriptionId))])
+      .execute(),
+  ]);
+  return {
+    deliveries: new Map(rows.map((r) => [r.id, { ...r, attempts: Number(r.attempts), max_attempts: Number(r.max_attempts), manual_retry: Number(r.manual_retry) }])),
+    targets: new Map(
+      subs.map((s) => [s.id, { ...s, enabled: Number(s.enabled), previous_secret_expires_at: s.previous_secret_expires_at === null ? null : Number(s.previous_secret_expires_at) }]),
+    ),
+  };
+}
+
+/** One claimed delivery's result to write: an attempt and its outcome, or a cancellation. */
+export type Recording =
+  | { kind: "attempt"; claim: Claim; now: number; attemptNo: number; attempt: AttemptRecord; outcome: Outcome }
+  | { kind: "cancel"; claim: Claim; now: number; reason: string };
+
+/**
+ * Writes the results of several claimed deliveries in one transaction (docs/webhooks.md "Queue"), in
+ * three statements however many there are: one read of their fences (the token of the current
+ * claim, the delivery still pending, and for an attempt the lease still holding and the attempt count
+ * it was claimed with; a locking read on MySQL/MariaDB, so they hold until the commit; on SQLite the
+ * transaction is the one writer, and a stale read is refused at its write and retried), one UPDATE
+ * of the deliveries whose fence held, and one insert of their attempt rows. A stale result changes
+ * nothing, the others are written regardless. Returns, per recording, whether it was written. The statements are retried as a
+ * whole on a deadlock (writeTransaction); what must follow a written result (log lines) goes to
+ * `afterCommit` by the caller, which learns the flags only once the transaction committed.
+ */
+export async function recordOutcomes(db: Db, recordings: readonly Recording[]): Promise<boolean[]> {
+  if (recordings.length === 0) return [];
+  return writeTransaction(db, async (trx) => {
+    // The fence of every recording, read (and on MySQL/MariaDB locked until the commit) in one query.
+    const ids = [...new Set(recordings.map((r) => r.claim.deliveryId))];
+    const current = await forUpdate(
+      trx,
+      trx.selectFrom("webhook_deliveries").select(["id", "lease_token", "status", "lease_until", "attempts"]).where("id", "in", ids),
+    ).execute();
+    const byId = new Map(current.map((row) => [row.id, row]));
+    const taken = new Set<string>();
+    const written = recordings.map((r) => {
+      const row = byId.get(r.claim.deliveryId);
+      if (!row || taken.has(row.id) || Number(row.lease_token) !== r.claim.token || row.status !== "pending") return false;
+      if (r.kind === "attempt") {
+        if (row.lease_until === null || Number(row.lease_until) < r.now) return false;
+        // The attempt count the worker read under this claim: nothing else may have moved it.
+        if (Number(row.attempts) !== r.attemptNo - 1) return false;
+      }
+      taken.add(row.id);
+      return true;
+    });
+    const kept = recordings.filter((_, i) => written[i]);
+    if (kept.length === 0) return written;
+    // One UPDATE for all of them: each column takes its value per row (CASE id …).
+    const attempts = kept.filter((r): r is Extract<Recording, { kind: "attempt" }> => r.kind === "attempt");
+    const perRow = <T>(column: string, values: Array<[string, T]>) =>
+      values.length === 0 ? sql.ref(column) : sql`CASE id ${sql.join(values.map(([id, v]) => sql`WHEN ${id} THEN ${v}`), sql` `)} ELSE ${sql.ref(column)} END`;
+    await trx
+      .updateTable("webhook_deliveries")
+      .set({
+        status: perRow("status", kept.map((r) => [r.claim.deliveryId, r.kind === "attempt" ? r.outcome.status : "cancelled"])) as never,
+        attempts: perRow("attempts", attempts.map((r) => [r.claim.deliveryId, r.attemptNo])) as never,
+        next_attempt_at: perRow("next_attempt_at", kept.map((r) => [r.claim.deliveryId, r.kind === "attempt" ? r.outcome.nextAttemptAt : null])) as never,
+        response_status: perRow("response_status", attempts.map((r) => [r.claim.deliveryId, r.attempt.responseStatus])) as never,
+        last_error: perRow("last_error", kept.map((r) => [r.claim.deliveryId, r.kind === "attempt" ? r.attempt.error : r.reason])) as never,
+        manual_retry: perRow("manual_retry", attempts.map((r) => [r.claim.deliveryId, 0])) as never,
+        lease_owner: null,
+        lease_until: null,
+        updated_at: perRow("updated_at", kept.map((r) => [r.claim.deliveryId, r.now])) as never,
+      })
+      .where("id", "in", kept.map((r) => r.claim.deliveryId))
+      .execute();
+    if (attempts.length) {
+      await trx
+        .insertInto("webhook_attempts")
+        .values(
+          attempts.map((r) => ({
+            id: newId("att", r.attempt.attemptedAt),
+            delivery_id: r.claim.deliveryId,
+            attempt_no: r.attemptNo,
+            kind: r.attempt.kind,
+            attempted_at: r.attempt.attemptedAt,
+            duration_ms: r.attempt.durationMs,
+            response_status: r.attempt.responseStatus,
+            error: r.attempt.error,
+            response_excerpt: r.attempt.responseExcerpt,
+            response_headers: r.attempt.responseHeaders ? JSON.stringify(r.attempt.responseHeaders) : null,
+            response_body_truncated: r.attempt.responseStatus === null ? null : r.attempt.responseTruncated ? 1 : 0,
+          })),
+        )
+        .execute();
+    }
+    return written;
+  });
+}
+
 /**
  * Writes one attempt's result under the claim's fence: the attempt row and the delivery's new state
  * in one transaction, or nothing at all when the claim is stale (lease expired, another worker holds
  * it, or the delivery was cancelled meanwhile). Returns whether it was written.
  */
 export async function completeAttempt(db: Db, claim: Claim, input: { now: number; attemptNo: number; attempt: AttemptRecord; outcome: Outcome }): Promise<boolean> {
-  return writeTransaction(db, async (trx) => {
-    const updated = await trx
-      .updateTable("webhook_deliveries")
-      .set({
-        status: input.outcome.status,
-        attempts: input.attemptNo,
-        next_attempt_at: input.outcome.nextAttemptAt,
-        response_status: input.attempt.responseStatus,
-        last_error: input.attempt.error,
-        manual_retry: 0,
-        lease_owner: null,
-        lease_until: null,
-        updated_at: input.now,
-      })
-      .where("id", "=", claim.deliveryId)
-      .where("lease_token", "=", claim.token)
-      .where("status", "=", "pending")
-      .where("lease_until", ">=", input.now)
-      // The attempt count the worker read under this claim: nothing else may have moved it.
-      .where("attempts", "=", input.attemptNo - 1)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return false;
-    await trx
-      .insertInto("webhook_attempts")
-      .values({
-        id: newId("att", input.attempt.attemptedAt),
-        delivery_id: claim.deliveryId,
-        attempt_no: input.attemptNo,
-        kind: input.attempt.kind,
-        attempted_at: input.attempt.attemptedAt,
-        duration_ms: input.attempt.durationMs,
-        response_status: input.attempt.responseStatus,
-        error: input.attempt.error,
-        response_excerpt: input.attempt.responseExcerpt,
-        response_headers: input.attempt.responseHeaders ? JSON.stringify(input.attempt.responseHeaders) : null,
-        response_body_truncated: input.attempt.responseStatus === null ? null : input.attempt.responseTruncated ? 1 : 0,
-      })
-      .execute();
-    return true;
-  });
+  const [written] = await recordOutcomes(db, [{ kind: "attempt", claim, ...input }]);
+  return written!;
 }
 
 /** Cancels a claimed delivery whose subscription is gone or disabled, under the same fence. */
 export async function cancelClaimed(db: Db, claim: Claim, input: { now: number; reason: string }): Promise<boolean> {
-  const updated = await writeTransaction(db, (trx) =>
-    trx
-      .updateTable("webhook_deliveries")
-      .set({ status: "cancelled", next_attempt_at: null, last_error: input.reason, lease_owner: null, lease_until: null, updated_at: input.now })
-      .where("id", "=", claim.deliveryId)
-      .where("lease_token", "=", claim.token)
-      .where("status", "=", "pending")
-      .executeTakeFirst(),
-  );
-  return Number(updated.numUpdatedRows) === 1;
+  const [written] = await recordOutcomes(db, [{ kind: "cancel", claim, ...input }]);
+  return written!;
 }
 
 /**

@@ -3,6 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DestinationAgents } from "./agents.ts";
 import { sendWebhook } from "./sender.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
 import { createUrlPolicy, type HostResolver } from "../subscriptions/url-policy.ts";
@@ -173,5 +176,110 @@ describe("sendWebhook over HTTPS", () => {
   it("fails with a TLS error for an untrusted certificate", async () => {
     const result = await sendWebhook({ url: `https://localhost:${secure.port}/tls`, ...payload }, { policy: allowLocal });
     expect(result).toMatchObject({ status: null, errorCode: "tls" });
+  });
+});
+
+describe("sendWebhook over keep-alive pools (agents.ts)", () => {
+  /** A receiver that counts connections; `onRequest` answers (or not) each request with its index on its connection. */
+  async function countingReceiver(onRequest: (req: IncomingMessage, res: ServerResponse, nthOnSocket: number) => void) {
+    let connections = 0;
+    const perSocket = new WeakMap<object, number>();
+    const server = createServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      req.resume();
+      req.on("end", () => onRequest(req, res, n));
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      get connections() {
+        return connections;
+      },
+      close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    };
+  }
+
+  it("reuses one connection for successive deliveries to one origin, and keeps the answer of each", async () => {
+    const target = await countingReceiver((_req, res, n) => res.end(`answer ${n}`));
+    const agents = new DestinationAgents({ maxSocketsPerOrigin: 4 });
+    try {
+      const results = [];
+      for (let i = 0; i < 5; i++) results.push(await sendWebhook({ url: `${target.url}/hook`, ...payload }, { policy: allowLocal, agents }));
+      expect(results.map((r) => [r.status, r.responseExcerpt])).toEqual([1, 2, 3, 4, 5].map((n) => [200, `answer ${n}`]));
+      expect(target.connections).toBe(1);
+      // Control: without the pools every delivery opens its own connection.
+      for (let i = 0; i < 3; i++) expect((await sendWebhook({ url: `${target.url}/hook`, ...payload }, { policy: allowLocal })).status).toBe(200);
+      expect(target.connections).toBe(4);
+    } finally {
+      agents.destroy();
+      await target.close();
+    }
+  });
+
+  it("never opens more than its bound of connections to one origin", async () => {
+    const target = await countingReceiver((_req, res) => setTimeout(() => res.end("ok"), 30));
+    const agents = new DestinationAgents({ maxSocketsPerOrigin: 2 });
+    try {
+      const results = await Promise.all(Array.from({ length: 8 }, () => sendWebhook({ url: `${target.url}/hook`, ...payload }, { policy: allowLocal, agents })));
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      expect(target.connections).toBe(2);
+    } finally {
+      agents.destroy();
+      await target.close();
+    }
+  });
+
+  it("a reused connection is not held to the connect timeout", async () => {
+    const target = await countingReceiver((_req, res) => setTimeout(() => res.end("slow but fine"), 250));
+    const agents = new DestinationAgents({ maxSocketsPerOrigin: 2 });
+    try {
+      const options = { policy: allowLocal, agents, limits: { connectTimeoutMs: 100 } };
+      expect((await sendWebhook({ url: `${target.url}/a`, ...payload }, options)).status).toBe(200);
+      const again = await sendWebhook({ url: `${target.url}/b`, ...payload }, options);
+      expect(again).toMatchObject({ status: 200, error: null, responseExcerpt: "slow but fine" });
+      expect(target.connections).toBe(1);
+    } finally {
+      agents.destroy();
+      await target.close();
+    }
+  });
+
+  it("a kept-alive connection the receiver drops on reuse is replaced once, and the delivery still arrives", async () => {
+    let requests = 0;
+    // The second request on any connection finds it closed (a receiver's idle timeout firing just then).
+    const target = await countingReceiver((req, res, n) => {
+      requests++;
+      if (n >= 2) req.socket.destroy();
+      else res.end("ok");
+    });
+    const agents = new DestinationAgents({ maxSocketsPerOrigin: 2 });
+    try {
+      expect((await sendWebhook({ url: `${target.url}/a`, ...payload }, { policy: allowLocal, agents })).status).toBe(200);
+      const second = await sendWebhook({ url: `${target.url}/b`, ...payload }, { policy: allowLocal, agents });
+      expect(second).toMatchObject({ status: 200, error: null });
+      expect(requests).toBe(3);
+      expect(target.connections).toBe(2);
+    } finally {
+      agents.destroy();
+      await target.close();
+    }
+  });
+
+  it("a response cut off after the excerpt drops its connection instead of returning it to the pool", async () => {
+    const big = "x".repeat(64 * 1024);
+    const target = await countingReceiver((_req, res) => res.end(big));
+    const agents = new DestinationAgents({ maxSocketsPerOrigin: 2 });
+    try {
+      const first = await sendWebhook({ url: `${target.url}/big`, ...payload }, { policy: allowLocal, agents, limits: { maxResponseBytes: 1024 } });
+      expect(first).toMatchObject({ status: 200, responseTruncated: true });
+      expect((await sendWebhook({ url: `${target.url}/big`, ...payload }, { policy: allowLocal, agents, limits: { maxResponseBytes: 1024 } })).status).toBe(200);
+      expect(target.connections).toBe(2);
+    } finally {
+      agents.destroy();
+      await target.close();
+    }
   });
 });

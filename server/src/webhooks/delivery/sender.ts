@@ -3,13 +3,15 @@ import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { BlockedUrlError, checkUrl, resolveTarget, type ResolvedAddress, type UrlPolicy } from "../subscriptions/url-policy.ts";
 import { ANSWER_BODY_BYTES, keptHeaders, redactSecrets } from "./answer.ts";
+import type { DestinationAgents } from "./agents.ts";
 
 /**
  * One HTTP POST of a delivery, guarded against SSRF at connect time: the URL is checked again,
  * the host resolved and every address vetted, and the socket connects only to a vetted address
  * (the host name stays in Host and SNI, so certificates are checked against it). Redirects are
- * never followed, proxy variables are ignored (a fresh agent per request, never the global one),
- * time is bounded and at most a few KiB of the response are read.
+ * never followed, proxy variables are ignored (never the global agent: a fresh one per request, or
+ * the worker's keep-alive pools, agents.ts), time is bounded and at most a few KiB of the response
+ * are read.
  */
 
 export interface SendLimits {
@@ -49,6 +51,11 @@ export interface SendOptions {
   /** Extra trusted CA certificates (tests with a local HTTPS receiver); the system store otherwise. */
   ca?: string | Buffer;
   userAgent?: string;
+  /**
+   * Keep-alive pools per destination (agents.ts): connections are reused across deliveries. Without
+   * it, every request opens its own connection and closes it.
+   */
+  agents?: DestinationAgents;
 }
 
 /** A lookup that answers only with the already-vetted addresses, in both callback forms Node uses. */
@@ -95,7 +102,8 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
   const isHttps = url.protocol === "https:";
   const request = isHttps ? httpsRequest : httpRequest;
 
-  return new Promise<SendResult>((resolve) => {
+  const agent = options.agents?.for(url) ?? false;
+  const attempt = (retried: boolean) => new Promise<SendResult>((resolve) => {
     let settled = false;
     const settle = (result: SendResult) => {
       if (settled) return;
@@ -110,7 +118,7 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
       port: url.port || (isHttps ? 443 : 80),
       path: `${url.pathname}${url.search}`,
       method: "POST",
-      agent: false,
+      agent,
       lookup: pinnedLookup(addresses),
       ...(isHttps ? { servername: target.literal ? undefined : target.host, ca: options.ca, rejectUnauthorized: true } : {}),
       headers: {
@@ -118,7 +126,7 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
         "content-type": "application/json",
         "content-length": String(body.length),
         "user-agent": options.userAgent ?? "ir21-webhooks/1",
-        connection: "close",
+        ...(agent ? {} : { connection: "close" }),
       },
     });
     const connectTimer = setTimeout(() => {
@@ -130,9 +138,21 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
       req.destroy(Object.assign(new Error(`no complete response within ${limits.totalTimeoutMs} ms`), { code: "IR21_TIMEOUT" }));
     }, remainingMs);
     req.on("socket", (socket) => {
-      socket.once(isHttps ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
+      // A pooled socket is connected already.
+      if (req.reusedSocket) clearTimeout(connectTimer);
+      else socket.once(isHttps ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
     });
     req.on("error", (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the receiver closed just as it was reused: nothing was answered, so
+      // send once more on another connection (the receiver deduplicates on the event id anyway).
+      if (req.reusedSocket && !retried && (error.code === "ECONNRESET" || error.code === "EPIPE") && performance.now() - started < limits.totalTimeoutMs) {
+        if (settled) return;
+        settled = true;
+        clearTimeout(totalTimer);
+        clearTimeout(connectTimer);
+        resolve(attempt(true));
+        return;
+      }
       if (error.code === "IR21_CONNECT_TIMEOUT") settle(failure("connect_timeout", error.message));
       else if (error.code === "IR21_TIMEOUT") settle(failure("timeout", error.message));
       else settle(failure(classifyNetworkError(error), error.message));
@@ -147,9 +167,12 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
       const headers = keptHeaders(Object.entries(res.headers));
       const done = () => {
         const excerpt = chunks.length ? redactSecrets(Buffer.concat(chunks).toString("utf8")) : null;
-        // The socket is ours alone (no agent): dropping it is how we stop reading.
-        res.destroy();
-        req.destroy();
+        // A response read to its end leaves a pooled socket to its pool; otherwise dropping the
+        // socket is how we stop reading (and a socket of its own, without a pool, always goes).
+        if (!agent || !res.complete || truncated) {
+          res.destroy();
+          req.destroy();
+        }
         let errorCode: SendErrorCode | null = null;
         let error: string | null = null;
         if (status >= 300 && status < 400) {
@@ -182,4 +205,5 @@ export async function sendWebhook(input: { url: string; headers: Record<string, 
     });
     req.end(body);
   });
+  return attempt(false);
 }

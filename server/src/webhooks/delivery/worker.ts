@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { claimDue, cancelClaimed, completeAttempt, heartbeat, HEARTBEAT_EVERY_MS, retireWorker, WORKER_ALIVE_MS, type Claim } from "./queue.ts";
+import { claimDue, heartbeat, HEARTBEAT_EVERY_MS, loadClaimed, retireWorker, WORKER_ALIVE_MS, type Claim, type ClaimedDelivery, type DeliveryTarget } from "./queue.ts";
+import { DestinationAgents } from "./agents.ts";
+import { OutcomeRecorder } from "./recorder.ts";
 import { nextRetryDelayMs } from "./schedule.ts";
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
 import { deliveryHeaders } from "./signing.ts";
@@ -63,6 +65,10 @@ export class DeliveryWorker {
   #wake: (() => void) | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   #lastBeat: Promise<unknown> = Promise.resolve();
+  /** Results go to the database in group commits (recorder.ts). */
+  readonly #recorder: OutcomeRecorder;
+  /** Keep-alive connections per destination, as many per origin as this worker has lanes (agents.ts). */
+  readonly #agents: DestinationAgents;
   /**
    * Set by an enqueue signal or a delivery finishing: a claim that started before it may have missed
    * rows (or a free lane), so the loop looks again instead of waiting for the next poll.
@@ -97,6 +103,8 @@ export class DeliveryWorker {
       ca: options.ca,
       limits: options.limits,
     };
+    this.#recorder = new OutcomeRecorder(env.db);
+    this.#agents = new DestinationAgents({ maxSocketsPerOrigin: concurrency });
   }
 
   /** Deliveries this worker has on the wire (or about to record). */
@@ -128,10 +136,21 @@ export class DeliveryWorker {
     const wanted = Math.min(this.#options.batchSize, free);
     const claims = await this.claim(wanted);
     this.#claimedFull = claims.length === wanted;
+    // One read for the whole claim: the deliveries with their payloads, each subscription once; a
+    // failed read leaves the claims to their leases (sent again when those expire).
+    let loaded: Awaited<ReturnType<typeof loadClaimed>>;
+    try {
+      loaded = await loadClaimed(this.#env.db, claims);
+    } catch (error) {
+      this.#env.log.error({ err: error, claimed: claims.length }, "webhook deliveries claimed but not read; their leases will expire");
+      return [];
+    }
+    // Secrets are opened once per subscription and claim, when the first of its deliveries starts.
+    const secrets = new Map<string, { secret: string; previousSecret: string | null }>();
     return claims.map((claim) => {
       const sub = claim.subscriptionId;
       this.#perSubscription.set(sub, (this.#perSubscription.get(sub) ?? 0) + 1);
-      const running: Promise<void> = this.deliver(claim).finally(() => {
+      const running: Promise<void> = this.deliver(claim, { row: loaded.deliveries.get(claim.deliveryId), target: loaded.targets.get(sub), secrets }).finally(() => {
         this.#inFlight.delete(running);
         const n = this.#perSubscription.get(sub)!;
         if (n > 1) this.#perSubscription.set(sub, n - 1);
@@ -198,35 +217,46 @@ export class DeliveryWorker {
     return total;
   }
 
-  /** Sends one claimed delivery and records the attempt under the claim's fence. */
-  async deliver(claim: Claim): Promise<void> {
+  /**
+   * Sends one claimed delivery and records the attempt under the claim's fence. `loaded` is what the
+   * claim read for it (its row, its subscription); without it, it is read here.
+   */
+  async deliver(
+    claim: Claim,
+    loaded?: { row: ClaimedDelivery | undefined; target: DeliveryTarget | undefined; secrets?: Map<string, { secret: string; previousSecret: string | null }> },
+  ): Promise<void> {
     const { db, clock, log, box, policy } = this.#env;
     try {
-      const row = await db
-        .selectFrom("webhook_deliveries as d")
-        .innerJoin("webhook_events as e", "e.id", "d.event_id")
-        .leftJoin("webhook_subscriptions as s", "s.id", "d.subscription_id")
-        .select(["d.id", "d.subscription_id", "d.attempts", "d.max_attempts", "d.manual_retry", "d.event_id", "e.payload", "s.url", "s.enabled", "s.secret_sealed", "s.previous_secret_sealed", "s.previous_secret_expires_at"])
-        .where("d.id", "=", claim.deliveryId)
-        .executeTakeFirst();
+      if (!loaded) {
+        const read = await loadClaimed(db, [claim]);
+        loaded = { row: read.deliveries.get(claim.deliveryId), target: read.targets.get(claim.subscriptionId) };
+      }
+      const { row, target } = loaded;
       if (!row) return;
       const startedAt = clock.now().getTime();
-      if (!row.url || !row.enabled || !row.secret_sealed) {
-        await cancelClaimed(db, claim, { now: startedAt, reason: "cancelled: the subscription is disabled or deleted" });
+      if (!target || !target.enabled || !target.secret_sealed) {
+        const written = await this.#recorder.record({ kind: "cancel", claim, now: startedAt, reason: "cancelled: the subscription is disabled or deleted" });
+        if (!written) log.warn({ delivery_id: claim.deliveryId, owner: this.owner }, "webhook delivery cancellation dropped: the lease expired or the delivery changed meanwhile");
         return;
       }
-      // Sign afresh with the secrets valid now: the previous one only strictly before its expiry.
-      const previousValid = row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && startedAt < Number(row.previous_secret_expires_at);
       let result: SendResult;
       try {
+        // Sign afresh with the secrets valid now: the previous one only strictly before its expiry.
+        // Opened once per subscription and claim (the expiry is checked per delivery).
+        const previousValid = target.previous_secret_sealed !== null && target.previous_secret_expires_at !== null && startedAt < target.previous_secret_expires_at;
+        let opened = loaded.secrets?.get(target.id);
+        if (!opened || (previousValid && opened.previousSecret === null)) {
+          opened = { secret: box.open(target.secret_sealed, target.id), previousSecret: previousValid ? box.open(target.previous_secret_sealed!, target.id) : null };
+          loaded.secrets?.set(target.id, opened);
+        }
         const headers = deliveryHeaders({
           eventId: row.event_id,
           timestampSeconds: Math.floor(startedAt / 1000),
           rawBody: row.payload,
-          secret: box.open(row.secret_sealed, row.subscription_id),
-          previousSecret: previousValid ? box.open(row.previous_secret_sealed!, row.subscription_id) : null,
+          secret: opened.secret,
+          previousSecret: previousValid ? opened.previousSecret : null,
         });
-        result = await sendWebhook({ url: row.url, headers, body: row.payload }, { policy, limits: this.#options.limits, ca: this.#options.ca });
+        result = await sendWebhook({ url: target.url, headers, body: row.payload }, { policy, limits: this.#options.limits, ca: this.#options.ca, agents: this.#agents });
       } catch (error) {
         // Never a poison pill: whatever failed (e.g. a secret sealed under a key no longer configured)
         // is recorded as a failed attempt and follows the schedule like any other failure.
@@ -243,14 +273,17 @@ export class DeliveryWorker {
         };
       }
       const now = clock.now().getTime();
-      const attemptsMade = Number(row.attempts) + 1;
+      const attemptsMade = row.attempts + 1;
       const ok = result.status !== null && result.status >= 200 && result.status < 300;
-      const delay = ok ? null : nextRetryDelayMs({ attemptsMade, maxAttempts: Number(row.max_attempts), status: result.status, retryAfter: result.retryAfter, nowMs: now, random: this.#options.random });
-      const written = await completeAttempt(db, claim, {
+      const delay = ok ? null : nextRetryDelayMs({ attemptsMade, maxAttempts: row.max_attempts, status: result.status, retryAfter: result.retryAfter, nowMs: now, random: this.#options.random });
+      // Settles once the batch carrying this result committed (recorder.ts).
+      const written = await this.#recorder.record({
+        kind: "attempt",
+        claim,
         now,
         attemptNo: attemptsMade,
         attempt: {
-          kind: Number(row.manual_retry) === 1 ? "manual" : "scheduled",
+          kind: row.manual_retry === 1 ? "manual" : "scheduled",
           attemptedAt: startedAt,
           durationMs: result.durationMs,
           responseStatus: result.status,
@@ -316,6 +349,8 @@ export class DeliveryWorker {
     this.#wake?.();
     await this.#loop;
     this.#loop = null;
+    // Nothing is in flight any more: close the kept-alive connections.
+    this.#agents.destroy();
     if (this.#heartbeat) {
       clearInterval(this.#heartbeat);
       this.#heartbeat = null;

@@ -1,0 +1,197 @@
+/**
+ * Issue 20, part 2: numbers per second through `POST /v1/lookup/batch` (100 numbers a request, the
+ * route's bound) against the data work itself, measured in the same run: an in-process loop of
+ * libphonenumber-js (`/max`, as the server uses) parse + getType over the same numbers. Target: the
+ * batch route reaches at least 0.5 of the loop's numbers per second.
+ *
+ * The server is the real `ir21-server serve` in its own process on the reference dataset (API key,
+ * quota and rate limits out of the way), loaded by autocannon from this process at CONNECTIONS
+ * connections; the loop runs in this process between the server's measurements, so the two never
+ * compete for a core. Rounds (BENCH_ROUNDS, default 3) alternate the two; ratios are per round.
+ * Each side also reports CPU per number (the server's process from /proc, the loop's own): on a shared
+ * machine the CPU ratio moves less than the rates. `pnpm bench lookup` runs this after lookup.bench.ts
+ * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 8;
+const BATCH = 100;
+// The server's own copy of libphonenumber-js (with the project's patch), resolved from its package.
+const { parsePhoneNumberFromString } = createRequire(new URL("../../server/package.json", import.meta.url))("libphonenumber-js/max") as {
+  parsePhoneNumberFromString(number: string): { number: string; getType(): string | undefined } | undefined;
+};
+const serverBin = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The process's CPU time (user + system) in µs, from /proc (Linux); null elsewhere. */
+function cpuOf(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
+  } catch {
+    return null;
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const spread = (values: number[]) => ({ median: r3(median(values)), min: r3(Math.min(...values)), max: r3(Math.max(...values)) });
+
+/** The data work alone: parse + getType of every number, for `seconds`; numbers per second and CPU per number. */
+function libphonenumberLoop(numbers: string[], seconds: number) {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let done = 0;
+  let types = 0;
+  while (performance.now() - started < seconds * 1000) {
+    for (const number of numbers) {
+      const parsed = parsePhoneNumberFromString(number);
+      if (parsed?.getType()) types++;
+      done++;
+    }
+  }
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  if (types === 0) throw new Error("no number had a type: the sample is wrong");
+  return { numbers_per_s: Math.round(done / (ms / 1000)), cpu_us_per_number: r3((used.user + used.system) / done) };
+}
+
+async function batchLoad(url: string, headers: Record<string, string>, bodies: string[], pid: number | undefined, seconds: number) {
+  const before = cpuOf(pid);
+  let next = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: "POST",
+        path: "/v1/lookup/batch",
+        headers: { ...headers, "content-type": "application/json" },
+        setupRequest: ((req: Record<string, unknown>) => ({ ...req, body: bodies[next++ % bodies.length] })) as never,
+      },
+    ],
+  });
+  const after = cpuOf(pid);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`batch lookups failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const numbers = result.requests.total * BATCH;
+  return {
+    numbers_per_s: Math.round(numbers / seconds),
+    requests_per_s: Math.round(result.requests.total / seconds),
+    p99_ms: result.latency.p99,
+    cpu_us_per_number: before === null || after === null ? null : r3((after - before) / numbers),
+  };
+}
+
+export async function run() {
+  const limits = { PLAN_FREE_MONTHLY_QUOTA: "1000000000", PLAN_FREE_RATE_LIMIT_PER_MINUTE: "1000000000", ANONYMOUS_RATE_LIMIT_PER_MINUTE: "1000000000" };
+  const setup = await startTestServer({ dataset: "reference", env: limits });
+  const user = await signIn(setup);
+  const key = await createApiKey(setup, user);
+  const config = setup.deps.config;
+  const port = await freePort();
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const server: ChildProcess = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
+    env: {
+      ...process.env,
+      ...limits,
+      NODE_ENV: "test",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL: config.redisUrl ?? "",
+      DATA_DIR: config.dataDir,
+      SESSION_SECRET: config.secrets.session!,
+      OTP_PEPPER: config.secrets.otpPepper!,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+      const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+      if (up) break;
+      if (i > 300) throw new Error("the server did not come up");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The numbers: 200 real prefixes of the reference data (China and the UK), padded to full numbers.
+    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
+    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
+    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const bodies = [0, BATCH].map((offset) => JSON.stringify({ numbers: numbers.slice(offset, offset + BATCH) }));
+    // The answer is checked once against the loop's own parse, so both sides do the same numbers.
+    const check = await setup.json("/v1/lookup/batch", { method: "POST", headers: key.headers, body: JSON.parse(bodies[0]!) });
+    const items = check.body.data.items as Array<{ number?: string; number_type?: string | null }>;
+    if (items.length !== BATCH || items.some((item, i) => item.number !== parsePhoneNumberFromString(numbers[i]!)!.number)) throw new Error("the batch answer does not match the numbers sent");
+
+    // Warm-up: JIT, the lookup index, connections.
+    await batchLoad(url, key.headers, bodies, server.pid, 2);
+    libphonenumberLoop(numbers, 1);
+
+    const rounds: Array<{ batch: Awaited<ReturnType<typeof batchLoad>>; loop: ReturnType<typeof libphonenumberLoop> }> = [];
+    const load: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const batch = await batchLoad(url, key.headers, bodies, server.pid, SECONDS);
+      const loop = libphonenumberLoop(numbers, SECONDS);
+      rounds.push({ batch, loop });
+      load.push(Number(loadavg()[0]!.toFixed(2)));
+    }
+    const ratio = spread(rounds.map((r) => r.batch.numbers_per_s / r.loop.numbers_per_s));
+    return {
+      database: setup.target,
+      batch_size: BATCH,
+      connections: CONNECTIONS,
+      seconds_each: SECONDS,
+      rounds: ROUNDS,
+      load_average_1m: load,
+      target: "batch numbers/s >= 0.5 of the in-process libphonenumber-js parse + getType loop (median ratio)",
+      target_met: ratio.median >= 0.5,
+      ratio_batch_to_loop: ratio,
+      cpu_ratio_batch_to_loop: spread(rounds.filter((r) => r.batch.cpu_us_per_number !== null).map((r) => r.batch.cpu_us_per_number! / r.loop.cpu_us_per_number)),
+      batch_route: {
+        numbers_per_s: median(rounds.map((r) => r.batch.numbers_per_s)),
+        requests_per_s: median(rounds.map((r) => r.batch.requests_per_s)),
+        p99_ms: median(rounds.map((r) => r.batch.p99_ms)),
+        cpu_us_per_number: median(rounds.map((r) => r.batch.cpu_us_per_number ?? NaN)),
+      },
+      libphonenumber_loop: {
+        numbers_per_s: median(rounds.map((r) => r.loop.numbers_per_s)),
+        cpu_us_per_number: median(rounds.map((r) => r.loop.cpu_us_per_number)),
+      },
+      // What the caller pays: one quota unit per number (docs/api.md), whatever the batch size.
+      quota_units_per_number: 1,
+    };
+  } finally {
+    await new Promise<void>((resolve) => {
+      if (server.exitCode !== null) return resolve();
+      server.once("exit", () => resolve());
+      server.kill("SIGTERM");
+    });
+    await setup.close();
+  }
+}
