@@ -298,6 +298,10 @@ backend ir21
   # /readyz is 503 while an instance shuts down (docs/operations.md "Drain") or lacks the database or Redis.
   option httpchk GET /readyz
   http-check expect status 200
+  # A Galera node's failure stalls the cluster's commits (and reads with wsrep_sync_wait) for a few
+  # seconds until the others evict it: a slow /readyz then is the database pausing for every instance,
+  # not one instance failing, so the check waits that out instead of taking every instance down at once.
+  timeout check 6s
   default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
 ${apis}
 
@@ -309,7 +313,9 @@ listen galera
   timeout server 1h
   # Health from the node's wsrep state (Synced and Primary), served by the cluster's galera-health agent.
   option httpchk GET /
-  default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
+  # A node taken out because it donates state to a rejoining one keeps its open connections (an
+  # incremental transfer does not block it); a crashed node's connections die with it anyway.
+  default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2
 ${nodes}
 
 listen stats
