@@ -23,7 +23,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestReceiver, type TestReceiver } from "@ir21/server/testing";
-import { fullHealth, galeraStatus, ir21, redisCli, redisRole, redisSpec, restartGalera, waitRedisHealthy } from "./cluster.ts";
+import { fullHealth, galeraStatus, haproxyServers, ir21, redisCli, redisRole, redisSpec, restartGalera, waitRedisHealthy } from "./cluster.ts";
 import { alive, crash, launch, relaunch, stop, waitFor } from "./processes.ts";
 import { apiUrl, REPO, topology, type Topology } from "./topology.ts";
 
@@ -149,6 +149,8 @@ interface Tally {
   statuses: Record<string, number>;
   /** Every 5xx or failed connection, with the time it was seen. */
   faults: number[];
+  /** [sent at, ms] of answers slower than 250 ms: how long a failover held requests up. */
+  slow: Array<[number, number]>;
   requests: number;
 }
 
@@ -157,8 +159,9 @@ async function cannon(path: string, headers: Record<string, string>, seconds: nu
   // Without a callback autocannon returns its tracker: an EventEmitter that is also a promise of the result.
   const instance = autocannon({ url: `${BASE}${path}`, headers, connections, duration: seconds, timeout: 30 }) as unknown as EventEmitter & PromiseLike<autocannon.Result>;
   if (tally) {
-    instance.on("response", (_client: unknown, statusCode: number) => {
+    instance.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
       tally.requests++;
+      if (responseTime > 250) tally.slow.push([Date.now() - responseTime, responseTime]);
       tally.statuses[statusCode] = (tally.statuses[statusCode] ?? 0) + 1;
       if (statusCode >= 500) tally.faults.push(Date.now());
     });
@@ -247,8 +250,9 @@ async function main(): Promise<void> {
   const chaosSubs = await subscribe(hooksAccount.cookie, receiver, 6, ["ir21.operator.added", "ir21.operator.removed", "ir21.operator.updated", "ir21.network.added", "ir21.network.removed", "ir21.number_range.added", "ir21.number_range.removed", "ir21.catalog.updated", "ir21.capability.changed"]);
   const reader = await signIn();
   const { key: loadKey } = await createKey(reader.cookie);
-  const tally: Tally = { statuses: {}, faults: [], requests: 0 };
-  const kills: Array<{ what: string; name: string; at: number; back?: number }> = [];
+  const tally: Tally = { statuses: {}, faults: [], slow: [], requests: 0 };
+  const kills: Kill[] = [];
+  const measurements: Array<Promise<void>> = [];
   let importRun: Promise<{ code: number; output: string }> | null = null;
   const startedAt = Date.now();
   const until = startedAt + LOAD_SECONDS * 1000;
@@ -307,8 +311,9 @@ async function main(): Promise<void> {
         victim = t.redis.find((r) => redisRole(r.port) === "master")!.name;
         await crash(t, victim);
       } else await kill();
-      const record: { what: string; name: string; at: number; back?: number } = { what, name: victim, at: Date.now() };
+      const record: Kill = { what, name: victim, at: Date.now() };
       kills.push(record);
+      measurements.push(measureFailover(record));
       console.log(`# ${new Date().toISOString()} kill -9 ${victim}`);
       await sleep(5_000);
       if (what === "redis") {
@@ -330,6 +335,11 @@ async function main(): Promise<void> {
   const windowOf = (time: number) => kills.filter((k) => time >= k.at - 1000 && time <= k.at + FAILOVER_WINDOW_MS).at(-1);
   const outside = allFaults.filter((time) => !windowOf(time));
   const perKill = kills.map((k) => ({ kill: `${k.what} ${k.name}`, faults: allFaults.filter((time) => windowOf(time) === k).length, last_fault_after_ms: Math.max(0, ...allFaults.filter((time) => windowOf(time) === k).map((time) => time - k.at)) }));
+  await Promise.all(measurements);
+  for (const [i, k] of kills.entries()) {
+    const held = tally.slow.filter(([sent]) => sent >= k.at - 1000 && sent <= k.at + FAILOVER_WINDOW_MS).map(([, ms]) => ms);
+    Object.assign(perKill[i]!, { detected_ms: k.detectedMs ?? null, detected_by: k.detectedBy, slowest_answer_in_window_ms: Math.max(0, ...held) });
+  }
   figures.failover = perKill;
   check("no 5xx or failed connection outside the failover windows", outside.length === 0, `${outside.length} outside: ${outside.slice(0, 5).map((x) => new Date(x).toISOString()).join(", ")}`);
   // Clients in flight at a kill: the 15 autocannon connections and the two scripted loops.
@@ -449,6 +459,35 @@ async function main(): Promise<void> {
   figures.kills = kills.map((k) => ({ what: k.what, name: k.name, at: new Date(k.at).toISOString(), restarted_after_ms: k.back ? k.back - k.at : null }));
   await receiver.close();
   await db.end();
+}
+
+interface Kill {
+  what: string;
+  name: string;
+  at: number;
+  back?: number;
+  /** How long until the system noticed (see detectedBy). */
+  detectedMs?: number;
+  detectedBy?: string;
+}
+
+/**
+ * Times how long the system takes to notice a kill: haproxy marking the instance DOWN, the Galera
+ * cluster installing a view without the node (commits stall until then), a replica promoted in place
+ * of the Redis master. A worker's deliveries wait for its lease; the worker has no detector to time.
+ */
+async function measureFailover(k: Kill): Promise<void> {
+  const done = (by: string) => () => {
+    k.detectedMs = Date.now() - k.at;
+    k.detectedBy = by;
+  };
+  const poll = (what: string, test: () => Promise<boolean> | boolean) => waitFor(what, test, 20_000, 100).then(done(what), () => undefined);
+  if (k.what === "api") await poll("haproxy marks it DOWN", async () => (await haproxyServers(t, "ir21"))[k.name] === "DOWN");
+  if (k.what === "galera") await poll("the other nodes evict it (new view of 2)", async () => (await galeraStatus(t, "galera1"))?.wsrep_cluster_size === "2");
+  if (k.what === "redis") {
+    const others = t.redis.filter((r) => r.name !== k.name);
+    await poll("its replica is promoted (3 masters without it)", () => others.filter((r) => redisRole(r.port) === "master").length === 3);
+  }
 }
 
 /** Imports whichever of the demo data and the IR.21 sample is not the current version: a real change that fans out. */
