@@ -34,6 +34,8 @@ const EnvSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
     .optional(),
+  // Redis Cluster: seed nodes (host:port, comma-separated); the client discovers the rest. Wins over REDIS_URL.
+  REDIS_CLUSTER_NODES: commaList.pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "every node must be host:port")).min(1, "needs at least one host:port")).optional(),
   PUBLIC_ORIGIN: commaList.pipe(z.array(origin).min(1, "needs at least one origin")).default(["http://localhost:8787"]),
   SMS_PROVIDER: z.enum(["aliyun", "tencent", "dev", "none"]).optional(),
   IR21_SMS_OUTBOX: z.string().min(1).default("data/sms-outbox.jsonl"),
@@ -65,6 +67,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   redisUrl: string | null;
+  /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES), or null for one Redis (REDIS_URL) or none. */
+  redisClusterNodes: Array<{ host: string; port: number }> | null;
   /** Origins allowed to make cookie-authenticated writes; the first one is the canonical console origin. */
   publicOrigins: string[];
   /** Cookies get `Secure` and the `__Host-` prefix when the console is served over HTTPS. */
@@ -136,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL ?? null,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES?.map((node) => ({ host: node.slice(0, node.lastIndexOf(":")), port: Number(node.slice(node.lastIndexOf(":") + 1)) })) ?? null,
     publicOrigins,
     secureCookies: publicOrigins[0]!.startsWith("https:"),
     smsProvider,

@@ -1,8 +1,8 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { LIMITS } from "../contract/limits.ts";
-import { insertUnlessDuplicate, type Db } from "../db/db.ts";
-import { forUpdate, writeTransaction } from "../db/transaction.ts";
+import { dialectOf, insertUnlessDuplicate, type Db } from "../db/db.ts";
+import { forUpdate, writeLock, writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { LoginLimits, SendLimits } from "./settings.ts";
@@ -74,7 +74,11 @@ export async function admitChallenge(db: Db, input: { now: number; limits: SendL
   });
   return writeTransaction(db, async (trx) => {
     const gate = await forUpdate(trx, trx.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone)).executeTakeFirstOrThrow();
-    if (ip !== null) await forUpdate(trx, trx.selectFrom("sms_address_gate").select("ip").where("ip", "=", ip)).execute();
+    // The address gate is written, not only locked, so its caps hold across Galera nodes too (writeLock).
+    if (ip !== null) {
+      await forUpdate(trx, trx.selectFrom("sms_address_gate").select("ip").where("ip", "=", ip)).execute();
+      if (dialectOf(trx) === "mysql") await writeLock(trx, `sms-ip:${ip}`);
+    }
     if (gate.next_send_at > now) throw limited(Math.max(1000, gate.next_send_at - now), "A code was just sent to this phone; wait before asking for another");
     await assertWithinSendCaps(trx, now, limits, phone, ip);
     await trx.insertInto("sms_challenges").values(challenge).execute();

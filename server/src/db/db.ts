@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
+import { Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
+import { LeaseMysqlDialect } from "./migration-lease.ts";
 
 export type Dialect = "sqlite" | "mysql";
 export type Db = Kysely<Database>;
@@ -32,7 +33,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       bigNumberStrings: false,
       decimalNumbers: true,
     });
-    const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new LeaseMysqlDialect({ pool }) });
     return { db, dialect: "mysql", close: () => db.destroy() };
   }
   const path = url.replace(/^file:/, "");

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely, Transaction } from "kysely";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { dialectOf, type Db } from "./db.ts";
+import { dialectOf, insertUnlessDuplicate, type Db } from "./db.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -131,12 +131,15 @@ async function runHooks(hooks: Array<() => unknown>): Promise<void> {
 
 /**
  * Serialises the writes that must see one account's state whole — a cap ("at most 20 keys") checked
- * and then filled — on both databases: MySQL/MariaDB lock the account's `users` row (`SELECT … FOR
- * UPDATE`), so a second transaction for the account waits here until the first commits and then
- * counts its rows; on SQLite a no-op UPDATE of that row makes the transaction the database's one
- * writer from this statement on (within a process Kysely runs transactions one at a time anyway;
- * across processes the other writers wait for the lock, busy_timeout). Call it first in the
- * transaction. Returns false when the account does not exist.
+ * and then filled — on both databases and across the nodes of a multi-primary cluster. MySQL/MariaDB:
+ * the account's `users` row is read with a lock (`SELECT … FOR UPDATE`) and its `write_locks` row
+ * ({@link writeLock}) is written, so a second transaction for the account on the same server waits
+ * here until the first commits and then counts its rows, and one on another Galera node, which got
+ * its own node-local locks, fails certification at commit (1213) and is retried by
+ * {@link writeTransaction}, counting again. On SQLite a no-op UPDATE of the `users` row makes the
+ * transaction the database's one writer from this statement on (within a process Kysely runs
+ * transactions one at a time anyway; across processes the other writers wait for the lock,
+ * busy_timeout). Call it first in the transaction. Returns false when the account does not exist.
  * @example
  * await writeTransaction(db, async (trx) => {
  *   if (!(await lockAccount(trx, userId))) throw new AppError("UNAUTHORIZED");
@@ -146,10 +149,35 @@ async function runHooks(hooks: Array<() => unknown>): Promise<void> {
  */
 export async function lockAccount(trx: WriteTrx, userId: string): Promise<boolean> {
   if (dialectOf(trx) === "mysql") {
-    return (await trx.selectFrom("users").select("id").where("id", "=", userId).forUpdate().executeTakeFirst()) !== undefined;
+    const found = (await trx.selectFrom("users").select("id").where("id", "=", userId).forUpdate().executeTakeFirst()) !== undefined;
+    if (found) await writeLock(trx, `account:${userId}`);
+    return found;
   }
   const result = await trx.updateTable("users").set((eb) => ({ plan: eb.ref("plan") })).where("id", "=", userId).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes the write lock `name` for the rest of the transaction by changing its `write_locks` row
+ * (created on first use). Unlike a locking read, a write conflicts across the nodes of MariaDB Galera
+ * (and other multi-primary engines): of two transactions that took the same lock on different nodes,
+ * the second to commit fails certification (1213) and {@link writeTransaction} runs it again, now
+ * seeing the first one's rows. On one server it is an ordinary row lock. SQLite needs none of this
+ * (one writer at a time); calling it there is harmless.
+ * @example
+ * await writeLock(trx, `sms-ip:${ip}`);
+ */
+export async function writeLock(trx: WriteTrx, name: string): Promise<void> {
+  const bump = () =>
+    trx
+      .updateTable("write_locks")
+      .set((eb) => ({ seq: eb("seq", "+", 1) }))
+      .where("name", "=", name)
+      .executeTakeFirst();
+  if (Number((await bump()).numUpdatedRows) === 1) return;
+  // First use: create the row (a concurrent creator's duplicate is fine), then write it.
+  await insertUnlessDuplicate(trx, trx.insertInto("write_locks").values({ name, seq: 0 }));
+  await bump();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "../log.ts";
 import type { SharedStore } from "./shared-store.ts";
 
@@ -37,7 +37,7 @@ export class InvalidationBus {
   readonly #resetListeners: Array<() => void> = [];
   readonly #origin = randomBytes(8).toString("hex");
   readonly #channel: string;
-  #subscriber: Redis | null = null;
+  #subscriber: Redis | Cluster | null = null;
   #live: boolean;
   #closed = false;
 
@@ -61,9 +61,20 @@ export class InvalidationBus {
     return bus;
   }
 
-  async #subscribe(redis: Redis): Promise<void> {
-    // A connection in subscriber mode can do nothing else, hence a second one.
-    const subscriber = redis.duplicate({ connectionName: `${this.store.keyPrefix}invalidations` });
+  async #subscribe(redis: Redis | Cluster): Promise<void> {
+    // A connection in subscriber mode can do nothing else, hence a second one. On a Redis Cluster,
+    // PUBLISH reaches every node's subscribers, so the subscriber may sit on any node; when that node
+    // fails the Cluster client moves the subscription to another one, and what was published in
+    // between is lost: the "-node" edge resets the caches like a lost connection does.
+    const subscriber: Redis | Cluster =
+      redis instanceof Cluster ? redis.duplicate() : redis.duplicate({ connectionName: `${this.store.keyPrefix}invalidations` });
+    if (subscriber instanceof Cluster) {
+      subscriber.on("-node", () => {
+        if (this.#closed) return;
+        this.log.warn("a Redis Cluster node left; credential and usage caches dropped");
+        for (const reset of this.#resetListeners) reset();
+      });
+    }
     this.#subscriber = subscriber;
     subscriber.on("message", (channel: string, text: string) => {
       if (channel !== this.#channel) return;

@@ -31,7 +31,7 @@ export interface TestReceiver {
  * A real webhook receiver on loopback for tests and benchmarks: records every request's raw body and
  * headers, answers as scripted. With `tls` it serves HTTPS with the given key and certificate.
  */
-export async function startTestReceiver(options: { tls?: { key: string; cert: string }; host?: string } = {}): Promise<TestReceiver> {
+export async function startTestReceiver(options: { tls?: { key: string; cert: string }; host?: string; /** Default: an ephemeral port. */ port?: number } = {}): Promise<TestReceiver> {
   const requests: ReceivedRequest[] = [];
   const queue: Behaviour[] = [];
   const hanging = new Set<ServerResponse>();
@@ -64,7 +64,7 @@ export async function startTestReceiver(options: { tls?: { key: string; cert: st
     });
   };
   const server: Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, options.host ?? "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   receiver.port = port;
   receiver.url = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;

@@ -1,5 +1,6 @@
 import type { Migration } from "kysely";
 import * as core from "./0001_core.ts";
+import * as writeLocks from "./0020_write_locks.ts";
 import * as catalog from "./0100_catalog.ts";
 import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
 import * as accounts from "./0200_accounts.ts";
@@ -17,6 +18,7 @@ import * as webhookListen from "./0410_webhook_listen.ts";
  */
 export const migrations: Record<string, Migration> = {
   "0001_core": core,
+  "0020_write_locks": writeLocks,
   "0100_catalog": catalog,
   "0101_catalog_change_retention": catalogChangeRetention,
   "0200_accounts": accounts,
