@@ -30,10 +30,7 @@ const serve = defineCommand({
         await webhooks.stop();
       },
     });
-    deps.log.info(
-      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
-      "ir21 server listening",
-    );
+    // Handlers first: a supervisor may signal as soon as it reads the line below.
     stopOnSignal(deps.log, async () => {
       // Drain: /readyz answers 503 while requests are still served, then the listener closes.
       deps.lifecycle.shuttingDown = true;
@@ -43,6 +40,10 @@ const serve = defineCommand({
       }
       await running.close();
     });
+    deps.log.info(
+      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
+      "ir21 server listening",
+    );
   },
 });
 
@@ -52,11 +53,11 @@ const worker = defineCommand({
     const deps = await createDeps(loadConfig());
     await migrateEmbedded(deps);
     const webhooks = startWebhookRuntime(deps);
-    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
     stopOnSignal(deps.log, async () => {
       await webhooks.stop();
       await deps.close();
     });
+    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
   },
 });
 

@@ -115,7 +115,7 @@ describe("ir21-server as a release", () => {
     const server = await start(process.execPath, [bin, "serve"]);
     expect(server.log()).toContain(`"runtime":"${fresh ? "bundle" : "source"}"`);
     server.child.kill("SIGTERM");
-    expect((await server.exited).code).toBe(0);
+    expect(await server.exited, server.log()).toEqual({ code: 0, signal: null });
     const dev = await start(process.execPath, [bin, "serve"], { IR21_DEV: "1" });
     expect(dev.log()).toContain('"runtime":"source"');
   }, 180_000);
