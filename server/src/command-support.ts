@@ -34,10 +34,17 @@ export async function withServerDeps<T>(run: (deps: AppDeps) => Promise<T>): Pro
 
 /**
  * Keeps a long-running command (serve, worker) until SIGTERM or SIGINT, then runs its graceful stop
- * and exits: 0 when it stopped cleanly, 1 when stopping failed.
+ * and exits: 0 when it stopped cleanly, 1 when stopping failed. A second signal during the stop exits
+ * at once with 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a shell reports it.
  */
 export function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, "second signal: exiting now");
+      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    }
+    stopping = true;
     log.info({ signal }, "shutting down");
     stop().then(
       () => process.exit(0),
@@ -47,6 +54,6 @@ export function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
       },
     );
   };
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
 }

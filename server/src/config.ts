@@ -49,6 +49,7 @@ const EnvSchema = z.object({
     .transform((v) => v === "true" || v === "1")
     .default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(300).optional(),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   OTP_PEPPER: z.string().min(32, "must be at least 32 characters").optional(),
   TERMS_VERSION: z.string().min(1).default("2026-09-08"),
@@ -83,6 +84,11 @@ export interface Config {
   bodyLimitBytes: number;
   trustProxy: boolean;
   shutdownTimeoutMs: number;
+  /**
+   * After SIGTERM/SIGINT, how long /readyz answers 503 while the listener still serves, so a load
+   * balancer stops routing here before connections are refused (docs/operations.md "Signals").
+   */
+  shutdownDrainMs: number;
   /** Null when not given: the embedded default generates them into DATA_DIR (see secrets.ts). */
   secrets: { session: string | null; otpPepper: string | null };
   agreement: { termsVersion: string; privacyVersion: string };
@@ -142,6 +148,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    // 5 s in production (a few readiness probes), none in development: Ctrl-C stops at once.
+    shutdownDrainMs: Math.round((e.SHUTDOWN_DRAIN_SECONDS ?? (production ? 5 : 0)) * 1000),
     secrets: { session: e.SESSION_SECRET ?? null, otpPepper: e.OTP_PEPPER ?? null },
     agreement: { termsVersion: e.TERMS_VERSION, privacyVersion: e.PRIVACY_VERSION },
     webDistDir: e.WEB_DIST_DIR ?? null,

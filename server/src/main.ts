@@ -9,6 +9,7 @@ import { migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts"
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
 import { webhooksCommand } from "./webhooks/commands.ts";
 import { catalogCommands, startCatalog } from "./catalog/commands.ts";
+import { COMMIT, RUNTIME, VERSION } from "./version.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -29,8 +30,19 @@ const serve = defineCommand({
         await webhooks.stop();
       },
     });
-    deps.log.info({ url: running.url, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" }, "ir21 server listening");
-    stopOnSignal(deps.log, () => running.close());
+    deps.log.info(
+      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
+      "ir21 server listening",
+    );
+    stopOnSignal(deps.log, async () => {
+      // Drain: /readyz answers 503 while requests are still served, then the listener closes.
+      deps.lifecycle.shuttingDown = true;
+      if (config.shutdownDrainMs > 0) {
+        deps.log.info({ drain_ms: config.shutdownDrainMs }, "draining: /readyz answers 503");
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
+      await running.close();
+    });
   },
 });
 
@@ -88,6 +100,10 @@ async function commandFor(rawArgs: string[]): Promise<[CommandDef, CommandDef | 
 /** Entry point of the `ir21-server` binary: `serve` when no command is given. */
 export async function main(argv: string[]): Promise<void> {
   const rawArgs = argv.length === 0 ? ["serve"] : argv;
+  if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-V")) {
+    console.log(`ir21-server ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ""}`);
+    return;
+  }
   try {
     if (rawArgs.includes("--help") || rawArgs.includes("-h")) {
       await showUsage(...(await commandFor(rawArgs)));

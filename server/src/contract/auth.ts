@@ -45,7 +45,7 @@ export const LoginRequest = z
   .strictObject({
     phone: PhoneInput,
     challenge_id: idOf("chl"),
-    code: z.string().regex(new RegExp(`^\\d{${LIMITS.smsCodeLength}}$`), `must be ${LIMITS.smsCodeLength} digits`),
+    code: z.string().regex(new RegExp(`^\\d{${LIMITS.smsCodeLength}}$`), `must be ${LIMITS.smsCodeLength} digits`).meta({ example: "123456" }),
     ...AgreementFields,
   })
   .meta({ id: "LoginRequest" });

@@ -10,7 +10,7 @@ import { SourceMode } from "./envelope.ts";
  */
 
 /** ISO 3166-1 alpha-2, or `ZZ` for international (non-geographic) networks and numbers. */
-export const CountryCode = z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CN");
+export const CountryCode = z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CN").meta({ example: "CN" });
 
 export const OperatorId = z.string().min(3).max(100).regex(/^[a-z]{2}\.[a-z0-9-]+$/, "must be an operator id such as cn.china-mobile");
 export const NetworkId = z.string().regex(/^\d{3}-\d{2,3}$/, "must be MCC-MNC such as 460-00");

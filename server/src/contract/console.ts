@@ -81,4 +81,4 @@ export const PlanInfo = z
     plans: z.array(PlanRecord),
   })
   .meta({ id: "PlanInfo" });
-export const Billing = z.object({ items: z.array(z.never()), payment_enabled: z.literal(false) }).meta({ id: "Billing" });
+export const Billing = z.object({ items: z.array(z.never()).meta({ example: [] }), payment_enabled: z.literal(false) }).meta({ id: "Billing" });

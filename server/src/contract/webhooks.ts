@@ -17,6 +17,7 @@ export const EventId = idOf("evt");
 export const CountryCode = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
+  .meta({ example: "CN" })
   .transform((s) => s.toUpperCase());
 /** An operator id as the catalogue names it. */
 export const OperatorId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, "must be an operator id from the catalogue");

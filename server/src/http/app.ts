@@ -5,9 +5,11 @@ import { refuseCrossSiteCookieWrite } from "./cross-site.ts";
 import { envelope } from "./envelope.ts";
 import { errorResponse, toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
+import { COMMIT, VERSION, VERSION_LABEL } from "../version.ts";
 import { mountRestBindings } from "./rest.ts";
 import { trpcHandler } from "./trpc-handler.ts";
 import { mountCatalogRoutes } from "../catalog/routes/index.ts";
+import { mountApiDocs } from "../docs/routes.ts";
 import { mountWebConsole } from "../web/routes.ts";
 import { mountListenStream } from "../webhooks/listen/open-stream.ts";
 
@@ -31,8 +33,10 @@ export function createApp(deps: AppDeps): H3 {
       if (logRequests) event.context.startedAt = performance.now();
       const requestId = requestIdOf(event);
       event.res.headers.set("x-request-id", requestId);
+      event.res.headers.set("x-ir21-version", VERSION_LABEL);
       // Handlers may return a Response with an error status (tRPC does); h3 then uses errHeaders.
       event.res.errHeaders.set("x-request-id", requestId);
+      event.res.errHeaders.set("x-ir21-version", VERSION_LABEL);
       assertBodySize(event, deps.config.bodyLimitBytes);
       refuseCrossSiteCookieWrite(event, deps.config);
     },
@@ -52,7 +56,7 @@ export function createApp(deps: AppDeps): H3 {
       : undefined,
   });
 
-  app.get("/healthz", (event) => envelope(event, deps, { status: "ok" }));
+  app.get("/healthz", (event) => envelope(event, deps, { status: "ok", version: VERSION, commit: COMMIT }));
   app.get("/readyz", async (event) => {
     if (deps.lifecycle.shuttingDown) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down");
     try {
@@ -72,6 +76,7 @@ export function createApp(deps: AppDeps): H3 {
   mountListenStream(app, deps);
   mountRestBindings(app, deps);
   mountCatalogRoutes(app, deps);
+  mountApiDocs(app);
   mountWebConsole(app, deps);
   return app;
 }

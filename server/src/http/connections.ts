@@ -1,3 +1,4 @@
+import { VERSION_LABEL } from "../version.ts";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { ERROR_CODES, type ErrorCode } from "../contract/errors.ts";
@@ -94,7 +95,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const json = JSON.stringify(body);
   socket.end(
     `HTTP/1.1 ${ERROR_CODES[refusal.code].status} ${refusal.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
-      `Cache-Control: no-store\r\nX-Request-Id: ${body.request_id}\r\nConnection: close\r\n\r\n${json}`,
+      `Cache-Control: no-store\r\nX-Request-Id: ${body.request_id}\r\nX-IR21-Version: ${VERSION_LABEL}\r\nConnection: close\r\n\r\n${json}`,
   );
   lingerThenClose(socket);
 }

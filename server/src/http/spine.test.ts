@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../testing/index.ts";
 
@@ -18,20 +19,39 @@ const expectErrorBody = (body: unknown, code: string, requestId?: string | null)
 };
 
 describe("envelope", () => {
-  it("wraps a success in {code: 0, data, meta} and echoes the request id in X-Request-Id", async () => {
+  it("wraps a success in {code: 0, data, meta} and echoes the request id in X-Request-Id; /healthz names the version", async () => {
     const { status, headers, body } = await server.json("/healthz");
     expect(status).toBe(200);
     expect(body.code).toBe(0);
-    expect(body.data).toEqual({ status: "ok" });
+    // The independent reference for the version: the package's own manifest.
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(body.data).toEqual({ status: "ok", version, commit: process.env.IR21_COMMIT ? expect.any(String) : null });
+    expect(headers.get("x-ir21-version")).toBe(version);
     expect(Object.keys(body.meta).sort()).toEqual(["dataset_version", "ingested_at", "request_id", "source_mode", "source_published_at"]);
     expect(headers.get("x-request-id")).toBe(body.meta.request_id);
   });
 
-  it("gives every request its own id and ignores one sent by the client", async () => {
-    const a = await server.json("/healthz", { headers: { "x-request-id": "secret-token-123" } });
+  it("gives every request its own id unless the caller sends an acceptable X-Request-Id or traceparent", async () => {
+    const a = await server.json("/healthz");
     const b = await server.json("/healthz");
+    expect(a.body.meta.request_id).toMatch(/^req_[0-9a-z]{26}$/);
     expect(a.body.meta.request_id).not.toBe(b.body.meta.request_id);
-    expect(a.body.meta.request_id).not.toContain("secret");
+    // Adopted: [A-Za-z0-9._-]{1,64}, echoed in the header, meta and error bodies.
+    const adopted = await server.json("/healthz", { headers: { "x-request-id": "lb-7f3a.b_9" } });
+    expect(adopted.body.meta.request_id).toBe("lb-7f3a.b_9");
+    expect(adopted.headers.get("x-request-id")).toBe("lb-7f3a.b_9");
+    const failed = await server.json("/no/such/route", { headers: { "x-request-id": "x".repeat(64) } });
+    expect(Object.keys(failed.body as object).sort()).toEqual(["code", "message", "request_id"]);
+    expect((failed.body as { request_id: string }).request_id).toBe("x".repeat(64));
+    expect(failed.headers.get("x-request-id")).toBe("x".repeat(64));
+    // A W3C traceparent's trace id when there is no acceptable X-Request-Id.
+    const traced = await server.json("/healthz", { headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "x-request-id": "has space" } });
+    expect(traced.body.meta.request_id).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    // Ignored: too long, characters outside the set, an all-zero or malformed trace id.
+    for (const headers of [{ "x-request-id": "y".repeat(65) }, { "x-request-id": "a\"b" }, { "x-request-id": "ab/cd" }, { traceparent: `00-${"0".repeat(32)}-00f067aa0ba902b7-01` }, { traceparent: "00-4bf92f35-01" }]) {
+      const ignored = await server.json("/healthz", { headers });
+      expect(ignored.body.meta.request_id, JSON.stringify(headers)).toMatch(/^req_[0-9a-z]{26}$/);
+    }
   });
 });
 

@@ -26,8 +26,12 @@ export interface ConsoleFiles {
   indexMtimeMs: number;
 }
 
-/** web/dist of this checkout, beside the server package. */
-export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL("../../../web/dist", import.meta.url));
+/**
+ * The console's build: dist/web beside the server bundle (the release copies it there), else web/dist
+ * of this checkout, beside the server package.
+ */
+const BUNDLED_WEB_DIR = fileURLToPath(new URL("./web", import.meta.url));
+export const DEFAULT_WEB_DIST_DIR = existsSync(join(BUNDLED_WEB_DIR, "index.html")) ? BUNDLED_WEB_DIR : fileURLToPath(new URL("../../../web/dist", import.meta.url));
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

@@ -25,7 +25,10 @@ export const exportCsvRoute = defineRoute({
     "RFC 4180 CSV of one resource at the current dataset version, streamed, with source licence and attribution per row. A cell starting with =, +, -, @, tab, CR or an apostrophe gets a leading apostrophe (spreadsheet safety; plain numbers excepted): drop one leading apostrophe to read the exact value.",
   access: "credentials",
   input: { params: z.object({ file: z.enum(EXPORT_FILES as [string, ...string[]], { error: `must be one of ${EXPORT_FILES.join(", ")}` }) }) },
-  output: { file: { contentTypes: ["text/csv; charset=utf-8"], description: "RFC 4180 CSV with a header row" } },
+  output: { file: { contentTypes: ["text/csv; charset=utf-8"], description: "RFC 4180 CSV with a header row",
+      example: "iso2,iso3,name,name_zh,calling_codes,mccs,source,source_license,source_attribution\r\nCN,CHN,China,中国,86,460;461,reference,CC0-1.0,ISO 3166-1\r\n",
+    },
+  },
   async handle({ event, deps, version, input }) {
     const resource = input.file.replace(/\.csv$/, "") as ExportResource;
     const etag = etagOf(`${version.meta.dataset_version}-${resource}`);

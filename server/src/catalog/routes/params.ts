@@ -8,6 +8,7 @@ import { EventType } from "../../contract/events.ts";
 export const CountryParam = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 code such as CN")
+  .meta({ example: "CN" })
   .transform((s) => s.toUpperCase());
 
 /** Page size of catalogue lists: 1 to 1000, default 100. */

@@ -61,7 +61,8 @@ export interface JsonOutput {
 }
 
 export interface FileOutput {
-  file: { contentTypes: string[]; description: string };
+  /** `example`: what the file looks like (the OpenAPI document carries it). */
+  file: { contentTypes: string[]; description: string; example: unknown };
 }
 
 export interface DataRoute<I = any> {

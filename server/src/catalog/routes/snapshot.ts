@@ -22,7 +22,10 @@ export const snapshotRoute = defineRoute({
   description: "The whole catalogue as JSON, streamed, gzip when accepted; ETag is the dataset version (If-None-Match gives 304).",
   access: "credentials",
   input: {},
-  output: { file: { contentTypes: ["application/json"], description: "The snapshot document (docs/api.md \"Snapshot\")" } },
+  output: { file: { contentTypes: ["application/json"], description: "The snapshot document (docs/api.md \"Snapshot\")",
+      example: { dataset_version: "2026-09-08.1", countries: [], operators: [], networks: [], number_ranges: [], capabilities: [] },
+    },
+  },
   async handle({ event, deps, version }) {
     const etag = etagOf(version.meta.dataset_version);
     if (notModified(event, etag)) return notModifiedResponse(event, etag);

@@ -1,0 +1,2 @@
+/** See source-digest.js. */
+export declare function sourceDigest(srcDir: string): string;
