@@ -2,8 +2,8 @@
 // `pnpm release:pack`: builds the three published packages and writes their tarballs to one folder
 // (release/ by default), as `pnpm pack` makes them (workspace: versions resolved, publishConfig
 // applied). Usage: node scripts/release-pack.js [--out DIR] [--skip-build]
-//   --skip-build  pack what is built already (the tests build first, and must not rebuild a bundle
-//                 other tests are running).
+//   --skip-build  pack what is built already, with lifecycle scripts off (the server's prepack would
+//                 rebuild it): the tests build first, and must not rebuild a bundle other tests are running.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -22,7 +22,8 @@ const PACKAGES = [
   { name: "@ir21/server", dir: "server" },
 ];
 
-const pnpm = (cwd, ...argv) => execFileSync("pnpm", argv, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+const env = skipBuild ? { ...process.env, npm_config_ignore_scripts: "true" } : process.env;
+const pnpm = (cwd, ...argv) => execFileSync("pnpm", argv, { cwd, env, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
 
 mkdirSync(out, { recursive: true });
 for (const entry of readdirSync(out)) if (entry.endsWith(".tgz")) rmSync(join(out, entry));
@@ -30,7 +31,7 @@ for (const entry of readdirSync(out)) if (entry.endsWith(".tgz")) rmSync(join(ou
 for (const { name, dir } of PACKAGES) {
   const cwd = join(root, dir);
   const manifest = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8"));
-  // A package without a build script (the server, until it has a bundle) is packed as it is.
+  // Without --skip-build each package is built first (the server's prepack builds it again, with the console).
   if (!skipBuild && manifest.scripts?.build) pnpm(cwd, "run", "build");
   pnpm(cwd, "pack", "--pack-destination", out);
   process.stderr.write(`packed ${name}@${manifest.version}\n`);

@@ -124,7 +124,7 @@ describe("the packed @ir21/sdk", () => {
     expect(installed.bytes).toBeLessThanOrEqual(MAX_INSTALLED_BYTES);
     const { stdout } = await sh("tar", ["tzf", tarball], work);
     const files = stdout.trim().split("\n").sort();
-    expect(files.filter((f) => !(f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/") || /^package\/examples\/[\w-]+\.ts$/.test(f)))).toEqual([]);
+    expect(files.filter((f) => !(f === "package/package.json" || f === "package/README.md" || f === "package/LICENSE" || f.startsWith("package/dist/") || /^package\/examples\/[\w-]+\.ts$/.test(f)))).toEqual([]);
     // The README points at examples/: every file it names is in the package.
     const readme = readFileSync(join(sdkDir, "README.md"), "utf8");
     const named = [...readme.matchAll(/`(examples\/[\w-]+\.ts)`/g)].map((m) => `package/${m[1]}`);
@@ -279,7 +279,7 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
 
   it("is one bundled file with no dependencies: nothing but Node is needed to run it", async () => {
     const { stdout } = await sh("tar", ["tzf", cliTarball], work);
-    expect(stdout.trim().split("\n").sort()).toEqual(["package/README.md", "package/dist/ir21.mjs", "package/package.json"]);
+    expect(stdout.trim().split("\n").sort()).toEqual(["package/LICENSE", "package/README.md", "package/dist/ir21.mjs", "package/package.json"]);
     const modules = join(prefix, "lib", "node_modules");
     expect(inventory(modules).packages).toEqual(["@ir21/cli", "@ir21/sdk"]);
     const manifest = JSON.parse(readFileSync(join(modules, "@ir21/cli/package.json"), "utf8"));
