@@ -504,7 +504,11 @@ main()
     // Leave no instance in maintenance.
     for (const a of t.api) await haproxyCommand(`set server ir21/${a.name} state ready`).catch(() => undefined);
     figures.duration_seconds = Math.round((Date.now() - began) / 1000);
-    writeFileSync(join(t.dir, "chaos-report.json"), JSON.stringify({ results, figures }, null, 2));
+    try {
+      writeFileSync(join(t.dir, "chaos-report.json"), JSON.stringify({ results, figures }, null, 2));
+    } catch {
+      /* no state folder: the cluster was never up; the result lines say so */
+    }
     console.log(JSON.stringify(figures, null, 2));
     const failed = results.filter((r) => !r.ok).length;
     console.log(`${results.length - failed} passed, ${failed} failed`);
