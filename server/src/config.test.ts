@@ -64,4 +64,13 @@ describe("loadConfig", () => {
   it("treats empty variables as unset", () => {
     expect(loadConfig({ PORT: "", REDIS_URL: "" })).toMatchObject({ port: 8787, redisUrl: null });
   });
+
+  it("reads REDIS_CLUSTER_NODES as host:port seed nodes and refuses anything else", () => {
+    expect(loadConfig({}).redisClusterNodes).toBeNull();
+    expect(loadConfig({ REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-b.internal:7001" }).redisClusterNodes).toEqual([
+      { host: "10.0.0.1", port: 7000 },
+      { host: "redis-b.internal", port: 7001 },
+    ]);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: "10.0.0.1" })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
+  });
 });

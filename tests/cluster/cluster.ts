@@ -425,11 +425,12 @@ async function bringUp(t: Topology): Promise<void> {
 export async function down(t: Topology): Promise<void> {
   const order = [...t.workers.map((w) => w.name), ...t.api.map((a) => a.name), "haproxy", "galera-health", ...t.galera.map((g) => g.name).reverse(), ...t.redis.map((r) => r.name)];
   const names = started(t);
+  const running = names.filter((n) => alive(t, n));
   const rest = names.filter((n) => !order.includes(n));
   await Promise.all([...order, ...rest].filter((n) => names.includes(n)).map((n) => stop(t, n, "SIGTERM", n.startsWith("galera") ? 30_000 : 10_000)));
   const left = names.filter((n) => alive(t, n));
   if (left.length) throw new Error(`still running: ${left.join(", ")}`);
-  console.log(`stopped ${names.length} processes; state and logs kept in ${t.dir}`);
+  console.log(`stopped ${running.length} processes; state and logs kept in ${t.dir}`);
 }
 
 export async function status(t: Topology): Promise<void> {
