@@ -220,8 +220,16 @@ export type NumberLookup = {
   number: string;
   country_iso2: string | null;
   valid: boolean;
+  validation_reason: "TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "INVALID_NUMBER" | null;
   number_type: string | null;
+  formats: {
+    e164: string;
+    national: string;
+    international: string;
+    rfc3966: string;
+  } | null;
   range_holder: string | null;
+  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: Operator | null;
   range: NumberRange | null;
   network: Network | null;
@@ -238,6 +246,15 @@ export type PublicNumberLookup = {
   country_iso2: string | null;
   range_holder: string | null;
   valid: boolean;
+  validation_reason: "TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "INVALID_NUMBER" | null;
+  number_type: string | null;
+  formats: {
+    e164: string;
+    national: string;
+    international: string;
+    rfc3966: string;
+  } | null;
+  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: PublicOperator | null;
 };
 
