@@ -171,6 +171,15 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       mccs: [],
     });
   }
+  // Regions libphonenumber numbers that ISO 3166-1 only reserves: Ascension (+247) and Tristan da
+  // Cunha (+290 8), parts of Saint Helena (SH).
+  for (const [iso2, name, nameZh] of [
+    ["AC", "Ascension Island", "阿森松岛"],
+    ["TA", "Tristan da Cunha", "特里斯坦-达库尼亚"],
+  ] as const) {
+    if (countries.has(iso2)) continue;
+    countries.set(iso2, { iso2, iso3: null, name, name_zh: nameZh, calling_codes: isSupportedCountry(iso2) ? [getCountryCallingCode(iso2 as CountryCode)] : [], mccs: [] });
+  }
   countries.set(INTERNATIONAL, {
     iso2: INTERNATIONAL,
     iso3: null,
@@ -296,8 +305,16 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       source: "mcc-mnc-list",
     });
     networkRows.set(id, row);
-    const c = countries.get(country);
-    if (c && !c.mccs.includes(row.mcc)) c.mccs.push(row.mcc);
+  }
+  // Every territory a row lists uses its MCC: 340 is Guadeloupe's, Martinique's, Guyane's … too.
+  const networkTerritories = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const id = `${row.mcc}-${row.mnc}`;
+    for (const iso2 of new Set([countryOf(row.countryCode), ...territoriesOf(row.countryCode)])) {
+      const c = countries.get(iso2);
+      if (c && !c.mccs.includes(row.mcc)) c.mccs.push(row.mcc);
+      if (networks.has(id)) networkTerritories.set(id, (networkTerritories.get(id) ?? new Set()).add(iso2));
+    }
   }
   for (const c of countries.values()) c.mccs.sort();
 
@@ -388,6 +405,30 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     }
   }
   numberRanges.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  // An operator of a shared MCC or PLMN is filed under its first listed territory ("BL/GF/GP/MF/MQ"
+  // files Guadeloupe's operators under Saint-Barthélemy, "YT/RE" Réunion's under Mayotte): refile it
+  // under the territory most of its ranges belong to, when its networks list that territory, and its
+  // networks with it. docs/catalog.md "Territories".
+  const rangeTerritories = new Map<string, Map<string, number>>();
+  for (const range of numberRanges) {
+    if (!range.operator_id) continue;
+    const counts = rangeTerritories.get(range.operator_id) ?? new Map<string, number>();
+    counts.set(range.country_iso2, (counts.get(range.country_iso2) ?? 0) + 1);
+    rangeTerritories.set(range.operator_id, counts);
+  }
+  const operatorNetworks = new Map<string, NetworkRecord[]>();
+  for (const network of networks.values()) if (network.operator_id) operatorNetworks.set(network.operator_id, [...(operatorNetworks.get(network.operator_id) ?? []), network]);
+  for (const draft of operators.values()) {
+    const counts = rangeTerritories.get(draft.id);
+    if (!counts) continue;
+    const home = mostCommon(counts)!;
+    if (home === draft.country || (counts.get(draft.country) ?? 0) >= counts.get(home)!) continue;
+    const served = (operatorNetworks.get(draft.id) ?? []).filter((n) => networkTerritories.get(n.id)?.has(home));
+    if (!served.length) continue;
+    draft.country = home;
+    for (const network of served) network.country_iso2 = home;
+  }
 
   const operatorRecords: OperatorRecord[] = [...operators.values()]
     .map((d) => {
