@@ -231,6 +231,7 @@ export type NumberLookup = {
   range_holder: string | null;
   range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: Operator | null;
+  current_operator: Operator | null;
   range: NumberRange | null;
   network: Network | null;
   networks: Network[];

@@ -5,6 +5,7 @@ import { AppError } from "../errors.ts";
 import { INTERNATIONAL } from "./importers/reference.ts";
 import type { LookupIndex } from "./lookup-index.ts";
 import { CARRIER_KINDS, kindOfType } from "./number-kind.ts";
+import { currentOperator } from "./operator-lineage.ts";
 
 /** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
 const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get(id.replace("-", ""));
@@ -60,7 +61,7 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     formats,
     note: LOOKUP_NOTE,
   };
-  const nothing = { range_holder: null, operator: null, range: null, network: null, networks: [], match: null };
+  const nothing = { range_holder: null, operator: null, current_operator: null, range: null, network: null, networks: [], match: null };
   if (!valid) return { ...base, ...nothing, range_holder_reason: "invalid_number" };
   if (!CARRIER_KINDS.has(kind)) return { ...base, ...nothing, range_holder_reason: "type_not_served" };
   const hit = index.e164.longest(parsed.number.slice(1));
@@ -75,6 +76,7 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     range_holder: range.range_holder,
     range_holder_reason: range.range_holder ? null : "no_range",
     operator,
+    current_operator: operator ? currentOperator(index.operators, operator) : null,
     range,
     network,
     networks,
@@ -111,6 +113,7 @@ function unanswered(e164: string, countryIso2: string | null, reason: Validation
     range_holder: null,
     range_holder_reason: "invalid_number",
     operator: null,
+    current_operator: null,
     range: null,
     network: null,
     networks: [],

@@ -260,6 +260,11 @@ export const NumberLookup = z
      */
     range_holder_reason: RangeHolderReason.nullable(),
     operator: Operator.nullable(),
+    /**
+     * The operator that runs the range holder's business today, through the documented lineage
+     * (merged, acquired, renamed): the operator itself when it has no successor. Null with operator.
+     */
+    current_operator: Operator.nullable(),
     range: NumberRange.nullable(),
     /** The range's network (IR.21 data), or the operator's only network; else null. */
     network: Network.nullable(),

@@ -10,6 +10,7 @@ import { ExampleFinder, kindOfType } from "../number-kind.ts";
 import type { CapabilityRecord, CountryRecord, NetworkRecord, NumberRangeRecord, OperatorRecord } from "../records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
 import { compactKey, linkKey, normaliseName, slug } from "./names.ts";
+import { LINK_AUDIT } from "./link-audit.ts";
 import { OPERATOR_ALIASES } from "./operator-aliases.ts";
 
 /**
@@ -109,6 +110,15 @@ function technologiesOf(bands: string[]): string[] {
 }
 
 const snake = (s: string) => s.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
+
+/**
+ * One-word operator names or brands that are ordinary words: found inside another holder's name they
+ * say nothing about the operator (reverse containment in the linking rules skips them).
+ */
+const GENERIC_WORDS = new Set([
+  "sure", "cable", "telecom", "telecommunications", "telecomunicaciones", "telecomunicacoes", "mobile", "mobil", "movil", "cellular", "wireless",
+  "liberia", "digital", "net", "network", "networks", "global", "international", "national", "telephone", "phone", "comunicaciones", "services",
+]);
 
 /**
  * Countries whose mcc-mnc-list rows carry the licence area (e.g. India's telecom circles: "Punjab")
@@ -329,9 +339,13 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     if (operatorIds.has(alias.operator)) curated.set(`${alias.country}:${linkKey(alias.holder)}`, entry);
   }
   const curatedTarget = new Map(OPERATOR_ALIASES.map((a) => [`${a.country}:${a.holder}`, a.operator]));
+  // The audit list (link-audit.ts) overrides every rule: a corrected link, or none.
+  const audited = new Map(LINK_AUDIT.map((a) => [`${a.country}:${linkKey(a.holder)}`, a.correct && operatorIds.has(a.correct) ? a.correct : null]));
   const resolveOperator = (country: string, holder: string): string | null => {
     const norm = linkKey(holder);
     if (!norm) return null;
+    const audit = audited.get(`${country}:${norm}`);
+    if (audit !== undefined) return audit;
     const entry = curated.get(`${country}:${norm}`);
     if (entry) {
       aliasUses.set(entry, aliasUses.get(entry)! + 1);
@@ -348,7 +362,9 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     const candidates = new Set<string>();
     for (const index of [operatorAliases, brandAliases]) {
       for (const [alias, id] of index.get(country) ?? []) {
-        if (id && (` ${alias} `.includes(` ${norm} `) || ` ${norm} `.includes(` ${alias} `))) candidates.add(id);
+        // The holder inside a longer alias, or (reverse) an alias inside the holder's name unless the
+        // alias is a generic word ("Sure", "Cable", "Telecom", "Liberia" inside another company's name).
+        if (id && (` ${alias} `.includes(` ${norm} `) || (!GENERIC_WORDS.has(alias) && ` ${norm} `.includes(` ${alias} `)))) candidates.add(id);
       }
     }
     return candidates.size === 1 ? [...candidates][0]! : null;

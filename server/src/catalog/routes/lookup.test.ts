@@ -95,6 +95,17 @@ describe("GET /v1/lookup", () => {
     expect(mobile.body.data.formats).toEqual({ e164: "+4915112345678", national: "01511 2345678", international: "+49 1511 2345678", rfc3966: "tel:+49-1511-2345678" });
   });
 
+  it("a range of an operator merged into another answers the successor as current_operator; range_holder stays", async () => {
+    const res = await server.json("/v1/lookup?number=%2B919031234567", { headers: key });
+    expect(res.body.data).toMatchObject({
+      range_holder: "Tata Docomo",
+      operator: { id: "in.tata-docomo", status: "inactive" },
+      current_operator: { id: "in.airtel", status: "active" },
+    });
+    const direct = await server.json("/v1/lookup?number=%2B8613912345678", { headers: key });
+    expect(direct.body.data.current_operator).toMatchObject({ id: "cn.china-mobile" });
+  });
+
   it("an IMSI by MCC+MNC: 460-00 China Mobile; 3-digit MNCs before 2-digit ones", async () => {
     const res = await server.json("/v1/lookup?imsi=460001234567890", { headers: key });
     expect(res.body.data).toMatchObject({ mcc: "460", mnc: "00", country_iso2: "CN", network: { id: "460-00" }, operator: { id: "cn.china-mobile" }, ambiguous: false });
