@@ -4,6 +4,7 @@ import { createApiKey, signIn, startTestServer, type TestServer } from "../../te
 import { OPEN_VERSION } from "../entities.ts";
 import { importDataset } from "../import.ts";
 import { currentVersion } from "../versions.ts";
+import { auditCatalog } from "../audit.ts";
 import { OPERATOR_LINEAGE } from "../operator-lineage.ts";
 import { LINK_AUDIT } from "./link-audit.ts";
 import { OPERATOR_ALIASES } from "./operator-aliases.ts";
@@ -215,6 +216,18 @@ describe("reference import (npm packages, offline)", () => {
       expect(entry.reference.length).toBeGreaterThan(30);
       expect(entry.date).toMatch(/^\d{4}(-\d{2})?/);
     }
+  });
+
+  it("the data audit counts what the tables hold", async () => {
+    const audit = await auditCatalog(server.deps.db);
+    expect(audit.number_ranges).toBe(28_884);
+    expect(audit.linked).toBe(report.linked);
+    const unlinked = await server.deps.db.selectFrom("catalog_number_ranges").select((eb) => eb.fn.countAll<number>().as("n")).where("valid_to", "=", OPEN_VERSION).where("operator_id", "is", null).executeTakeFirstOrThrow();
+    expect(audit.number_ranges - audit.linked).toBe(Number(unlinked.n));
+    expect(audit.linked_active).toBeLessThanOrEqual(audit.linked);
+    expect(audit.linked_active + audit.linked_inactive_without_successor).toBe(audit.linked);
+    expect(audit.top_unlinked_holders[0]!.ranges).toBeGreaterThanOrEqual(audit.top_unlinked_holders.at(-1)!.ranges);
+    expect(audit.sources.map((s) => s.id)).toContain("libphonenumber-carrier");
   });
 
   it("records every source with package version, checksums and licence", async () => {
