@@ -115,7 +115,7 @@ export type PublicNetwork = {
 export type NumberRange = {
   id: string;
   plan: "e164" | "e212";
-  kind: "mobile" | "fixed" | "other";
+  kind: "mobile" | "fixed_line_or_mobile" | "pager" | "fixed" | "toll_free" | "premium_rate" | "shared_cost" | "voip" | "personal_number" | "uan" | "voicemail" | "other";
   country_iso2: string;
   prefix: string | null;
   start: string | null;
@@ -191,6 +191,7 @@ export type NumberRangeCounts = {
   mobile: number;
   fixed: number;
   other: number;
+  by_kind: Record<string, number>;
 };
 
 export type OperatorDetail = {
@@ -219,9 +220,18 @@ export type NumberLookup = {
   number: string;
   country_iso2: string | null;
   valid: boolean;
+  validation_reason: "TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "INVALID_NUMBER" | null;
   number_type: string | null;
+  formats: {
+    e164: string;
+    national: string;
+    international: string;
+    rfc3966: string;
+  } | null;
   range_holder: string | null;
+  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: Operator | null;
+  current_operator: Operator | null;
   range: NumberRange | null;
   network: Network | null;
   networks: Network[];
@@ -237,6 +247,15 @@ export type PublicNumberLookup = {
   country_iso2: string | null;
   range_holder: string | null;
   valid: boolean;
+  validation_reason: "TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "INVALID_NUMBER" | null;
+  number_type: string | null;
+  formats: {
+    e164: string;
+    national: string;
+    international: string;
+    rfc3966: string;
+  } | null;
+  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: PublicOperator | null;
 };
 

@@ -203,7 +203,17 @@ describe("data client access and errors", () => {
   it("anonymous: the public projection, and 401 on credentials-only routes", async () => {
     const ir21 = anonymous();
     const { data } = await ir21.lookup("+8613912345678");
-    expect(data).toEqual({ number: "+8613912345678", country_iso2: "CN", valid: expect.any(Boolean), range_holder: "China Mobile", operator: { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile" } });
+    expect(data).toEqual({
+      number: "+8613912345678",
+      country_iso2: "CN",
+      valid: true,
+      validation_reason: null,
+      number_type: "mobile",
+      formats: { e164: "+8613912345678", national: "139 1234 5678", international: "+86 139 1234 5678", rfc3966: "tel:+86-139-1234-5678" },
+      range_holder: "China Mobile",
+      range_holder_reason: null,
+      operator: { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile" },
+    });
     expect(Object.keys((await ir21.operators.get("gb.ee")).data).sort()).toEqual(["country_iso2", "id", "name", "networks"]);
     const refused = await ir21.numberRanges.list().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(Ir21ApiError);

@@ -2,6 +2,7 @@ import { defineCommand, type CommandDef } from "citty";
 import { withServerDeps } from "../command-support.ts";
 import { toIso, toIsoOrNull } from "../contract/common.ts";
 import type { AppDeps } from "../deps.ts";
+import { auditCatalog } from "./audit.ts";
 import { importDataset, type ImportResult } from "./import.ts";
 import type { ReferenceReport } from "./importers/reference.ts";
 import { cronOwner, startCron } from "../jobs/cron.ts";
@@ -109,8 +110,31 @@ const versionsCommand = defineCommand({
   },
 });
 
+const dataCommand = defineCommand({
+  meta: { name: "data", description: "Inspect the current dataset" },
+  subCommands: {
+    audit: defineCommand({
+      meta: { name: "audit", description: "Ranges linked, linked to an active operator (directly or via lineage), top unlinked holders, territory mismatches, duplicates, source versions" },
+      args: { json: { type: "boolean", description: "One JSON object instead of text" } },
+      run: ({ args }) =>
+        withServerDeps(async (deps) => {
+          const audit = await auditCatalog(deps.db);
+          if (args.json) return console.log(JSON.stringify(audit, null, 2));
+          console.log(
+            [
+              `Dataset ${audit.dataset_version ?? "(none)"}: ${audit.number_ranges} E.164 ranges, ${audit.linked} linked, ${audit.linked_active} to an active operator directly or via lineage (${(audit.linked_active_rate * 100).toFixed(1)} %).`,
+              `Territory mismatches: ${audit.territory_mismatches.count}; near-duplicate operators: ${audit.duplicates.length}.`,
+              `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
+              `Sources: ${audit.sources.map((s) => `${s.id} ${s.version ?? "-"}`).join(", ")}`,
+            ].join("\n"),
+          );
+        }),
+    }),
+  },
+});
+
 /** The catalogue's commands, registered in main.ts. */
-export const catalogCommands: Record<string, CommandDef> = { import: importCommand as CommandDef, versions: versionsCommand as CommandDef };
+export const catalogCommands: Record<string, CommandDef> = { import: importCommand as CommandDef, versions: versionsCommand as CommandDef, data: dataCommand as CommandDef };
 
 /**
  * What `serve` does for the catalogue once migrated: import the reference data when the database has

@@ -1,43 +1,123 @@
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
-import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup } from "../contract/catalog.ts";
+import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from "libphonenumber-js/max";
+import metadata from "libphonenumber-js/metadata.max.json" with { type: "json" };
+import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup, type ValidationReason } from "../contract/catalog.ts";
 import { AppError } from "../errors.ts";
+import { INTERNATIONAL } from "./importers/reference.ts";
 import type { LookupIndex } from "./lookup-index.ts";
+import { CARRIER_KINDS, kindOfType } from "./number-kind.ts";
+import { currentOperator } from "./operator-lineage.ts";
 
 /** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
 const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get(id.replace("-", ""));
 
+/** Digits with the usual separators, optionally after a +: what counts as an attempt at a phone number. */
+const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
+
 /**
- * Looks a phone number up: normalise it to E.164 with libphonenumber-js (E.164, or national with a
- * country), then the longest matching prefix in the index. A number with no matching range is an
- * answer too (range and operator null), not an error; a string that is no phone number is.
+ * Looks a phone number up (docs/api.md "Lookup"): normalise it with libphonenumber-js (E.164, or
+ * national with a country), then the longest matching prefix in the index.
+ *
+ * Carrier-mapper semantics (libphonenumber's PhoneNumberToCarrierMapper): a range holder and an
+ * operator are named only for a valid number of a type a carrier is named for (mobile,
+ * fixed_line_or_mobile, pager); otherwise they are null and `range_holder_reason` says why. Number-like
+ * input that is no valid number is an answer too (`valid: false`, `validation_reason` from libphonenumber);
+ * only input that is no phone number at all is an error.
  */
 export function lookupNumber(index: LookupIndex, number: string, country?: string): NumberLookup {
-  const parsed = parsePhoneNumberFromString(number, country ? { defaultCountry: country as CountryCode } : undefined);
+  const options = country ? { defaultCountry: country as CountryCode } : undefined;
+  const trimmed = number.trim();
+  const parsed = NUMBER_LIKE.test(trimmed) ? parsePhoneNumberFromString(trimmed, options) : undefined;
   if (!parsed) {
-    throw new AppError(
-      "INVALID_REQUEST",
-      country ? "number: not a phone number" : "number: not a phone number in E.164 (+8613912345678); give country for a national number",
-    );
+    const reason = NUMBER_LIKE.test(trimmed) ? validatePhoneNumberLength(trimmed, options) : "NOT_A_NUMBER";
+    // A national number without a country is a request the caller must complete, not a verdict.
+    if (reason === undefined || reason === "NOT_A_NUMBER" || (reason === "INVALID_COUNTRY" && !trimmed.startsWith("+"))) {
+      throw new AppError(
+        "INVALID_REQUEST",
+        country ? "number: not a phone number" : "number: not a phone number in E.164 (+8613912345678); give country for a national number",
+      );
+    }
+    const digits = trimmed.replace(/\D/g, "");
+    return unanswered(`+${trimmed.startsWith("+") || !country ? "" : getCountryCallingCode(country as CountryCode)}${digits}`, null, reasonOf(reason));
   }
-  const digits = parsed.number.slice(1);
-  const hit = index.e164.longest(digits);
-  const range = hit?.value ?? null;
-  const operator = range?.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
-  const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
-  const network = range?.network_id ? (networkById(index, range.network_id) ?? null) : networks.length === 1 ? networks[0]! : null;
   const type = parsed.getType();
-  return {
+  // With type metadata (the max set) "valid" is "has a type"; isValid() would repeat that matching.
+  const valid = type !== undefined || parsed.isValid();
+  const kind = kindOfType(type);
+  const countryIso2 = countryOfNumber(parsed.country, parsed.countryCallingCode as string);
+  const formats = {
+    e164: parsed.number,
+    national: parsed.formatNational(),
+    international: parsed.formatInternational(),
+    // libphonenumber's RFC3966 format: the international form with hyphens (libphonenumber-js's
+    // getURI() leaves the digits unseparated).
+    rfc3966: `tel:${parsed.formatInternational().replace(/\s+/g, "-")}`,
+  };
+  const base = {
     number: parsed.number,
-    country_iso2: range?.country_iso2 ?? parsed.country ?? null,
-    // With type metadata (the max set) "valid" is "has a type"; isValid() would repeat that matching.
-    valid: type !== undefined || parsed.isValid(),
+    country_iso2: countryIso2,
+    valid,
+    validation_reason: valid ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
     number_type: type ? type.toLowerCase() : null,
-    range_holder: range?.range_holder ?? null,
+    formats,
+    note: LOOKUP_NOTE,
+  };
+  const nothing = { range_holder: null, operator: null, current_operator: null, range: null, network: null, networks: [], match: null };
+  if (!valid) return { ...base, ...nothing, range_holder_reason: "invalid_number" };
+  if (!CARRIER_KINDS.has(kind)) return { ...base, ...nothing, range_holder_reason: "type_not_served" };
+  const hit = index.e164.longest(parsed.number.slice(1));
+  if (!hit) return { ...base, ...nothing, range_holder_reason: "no_range" };
+  const range = hit.value;
+  const operator = range.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
+  const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
+  const network = range.network_id ? (networkById(index, range.network_id) ?? null) : networks.length === 1 ? networks[0]! : null;
+  return {
+    ...base,
+    country_iso2: countryIso2 ?? range.country_iso2,
+    range_holder: range.range_holder,
+    range_holder_reason: range.range_holder ? null : "no_range",
     operator,
+    current_operator: operator ? currentOperator(index.operators, operator) : null,
     range,
     network,
     networks,
-    match: hit ? { prefix: hit.prefix, length: hit.prefix.length } : null,
+    match: { prefix: hit.prefix, length: hit.prefix.length },
+  };
+}
+
+/** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */
+const reasonOf = (verdict: string | undefined): ValidationReason =>
+  verdict === "TOO_SHORT" || verdict === "TOO_LONG" || verdict === "INVALID_LENGTH" || verdict === "INVALID_COUNTRY" ? verdict : "INVALID_NUMBER";
+
+const phoneMetadata = metadata as unknown as { country_calling_codes: Record<string, string[]>; nonGeographic?: Record<string, unknown> };
+
+/**
+ * The country of a parsed number: libphonenumber's region; ZZ for the calling codes it files under no
+ * region (+800, +808, +870, +878, +881 …); for an invalid number of a shared code, whose region
+ * libphonenumber cannot tell, the code's main region (+44 → GB).
+ */
+function countryOfNumber(region: string | undefined, callingCode: string): string | null {
+  if (region) return region;
+  if (phoneMetadata.nonGeographic?.[callingCode]) return INTERNATIONAL;
+  return phoneMetadata.country_calling_codes[callingCode]?.[0] ?? null;
+}
+
+/** The answer to number-like input libphonenumber cannot even parse (too short, unknown calling code). */
+function unanswered(e164: string, countryIso2: string | null, reason: ValidationReason): NumberLookup {
+  return {
+    number: e164,
+    country_iso2: countryIso2,
+    valid: false,
+    validation_reason: reason,
+    number_type: null,
+    formats: null,
+    range_holder: null,
+    range_holder_reason: "invalid_number",
+    operator: null,
+    current_operator: null,
+    range: null,
+    network: null,
+    networks: [],
+    match: null,
     note: LOOKUP_NOTE,
   };
 }

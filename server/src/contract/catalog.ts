@@ -73,7 +73,25 @@ export const PublicNetwork = Network.pick({ id: true, mcc: true, mnc: true, coun
 });
 
 export const NumberPlan = z.enum(["e164", "e212"]);
-export const NumberKind = z.enum(["mobile", "fixed", "other"]);
+/**
+ * What numbers a range holds: libphonenumber's number type of the range's numbers, lower-cased
+ * (`fixed` is FIXED_LINE); `other` when the validity metadata knows no valid number in the range.
+ * IR.21 ranges are `mobile` unless the document says otherwise.
+ */
+export const NumberKind = z.enum([
+  "mobile",
+  "fixed_line_or_mobile",
+  "pager",
+  "fixed",
+  "toll_free",
+  "premium_rate",
+  "shared_cost",
+  "voip",
+  "personal_number",
+  "uan",
+  "voicemail",
+  "other",
+]);
 
 export const NumberRange = z
   .object({
@@ -183,7 +201,10 @@ export const NumberRangeCounts = z.object({
   e212: z.number().int(),
   mobile: z.number().int(),
   fixed: z.number().int(),
+  /** Every kind other than mobile and fixed (fixed_line_or_mobile, pager, toll_free …). */
   other: z.number().int(),
+  /** Ranges by kind, only kinds with ranges. */
+  by_kind: z.record(z.string(), z.number().int()),
 });
 
 export const OperatorDetail = Operator.extend({
@@ -195,6 +216,22 @@ export const PublicOperatorDetail = PublicOperator.extend({ networks: z.array(Pu
 
 export const LOOKUP_NOTE = "range_holder is the original holder of the number's range; numbers ported to another operator are not reflected.";
 
+export const ValidationReason = z.enum(["TOO_SHORT", "TOO_LONG", "INVALID_LENGTH", "INVALID_COUNTRY", "INVALID_NUMBER"]);
+export type ValidationReason = z.infer<typeof ValidationReason>;
+export const RangeHolderReason = z.enum(["invalid_number", "type_not_served", "no_range"]);
+export const NumberFormats = z
+  .object({
+    /** +8613912345678 */
+    e164: z.string(),
+    /** 139 1234 5678 (as dialled inside the country) */
+    national: z.string(),
+    /** +86 139 1234 5678 */
+    international: z.string(),
+    /** RFC 3966 URI: tel:+86-139-1234-5678 */
+    rfc3966: z.string(),
+  })
+  .meta({ id: "NumberFormats" });
+
 export const NumberLookup = z
   .object({
     /** The number in E.164, e.g. +8613912345678. */
@@ -202,10 +239,32 @@ export const NumberLookup = z
     country_iso2: z.string().nullable(),
     /** Whether libphonenumber considers the number valid for its country. */
     valid: z.boolean(),
+    /**
+     * Why the number is not valid, from libphonenumber: TOO_SHORT, TOO_LONG, INVALID_LENGTH (a length
+     * the region never uses), INVALID_COUNTRY (no such calling code), INVALID_NUMBER (a possible
+     * length, but no number pattern of the region matches). Null for a valid number.
+     */
+    validation_reason: ValidationReason.nullable(),
     /** libphonenumber's type of the number (mobile, fixed_line, fixed_line_or_mobile, …), or null. */
     number_type: z.string().nullable(),
+    /** The number written out by libphonenumber; null when it could not be parsed at all. */
+    formats: NumberFormats.nullable(),
+    /**
+     * Named only for a valid number of a type libphonenumber's carrier mapper serves (mobile,
+     * fixed_line_or_mobile, pager); see range_holder_reason when null.
+     */
     range_holder: z.string().nullable(),
+    /**
+     * Why range_holder and operator are null: invalid_number, type_not_served (e.g. a toll-free or
+     * voicemail number), no_range (no range covers the number). Null when a holder is named.
+     */
+    range_holder_reason: RangeHolderReason.nullable(),
     operator: Operator.nullable(),
+    /**
+     * The operator that runs the range holder's business today, through the documented lineage
+     * (merged, acquired, renamed): the operator itself when it has no successor. Null with operator.
+     */
+    current_operator: Operator.nullable(),
     range: NumberRange.nullable(),
     /** The range's network (IR.21 data), or the operator's only network; else null. */
     network: Network.nullable(),
@@ -216,7 +275,16 @@ export const NumberLookup = z
   })
   .meta({ id: "NumberLookup" });
 export type NumberLookup = z.infer<typeof NumberLookup>;
-export const PublicNumberLookup = NumberLookup.pick({ number: true, country_iso2: true, valid: true, range_holder: true })
+export const PublicNumberLookup = NumberLookup.pick({
+  number: true,
+  country_iso2: true,
+  valid: true,
+  validation_reason: true,
+  number_type: true,
+  formats: true,
+  range_holder: true,
+  range_holder_reason: true,
+})
   .extend({ operator: PublicOperator.nullable() })
   .meta({ id: "PublicNumberLookup" });
 

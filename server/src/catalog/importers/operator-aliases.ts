@@ -53,7 +53,6 @@ export const OPERATOR_ALIASES: readonly OperatorAlias[] = [
   // Nicaragua
   { country: "NI", holder: "Movistar", operator: "ni.telefonia-celular-nicaragua-s-a", why: "Telefonía Celular de Nicaragua was Movistar Nicaragua; Millicom bought it in 2019 and renamed the brand Tigo" },
   // Georgia
-  { country: "GE", holder: "Cellfie", operator: "ge.silknet", why: "Silknet's mobile brand Geocell was renamed Cellfie in 2023" },
   // Guyana
   { country: "GY", holder: "GTT", operator: "gy.guyana-telephone-telegraph", why: "Guyana Telephone & Telegraph (GT&T) rebranded as GTT in 2019" },
   // Slovakia
@@ -90,4 +89,7 @@ export const OPERATOR_ALIASES: readonly OperatorAlias[] = [
   { country: "ZA", holder: "Telkom Mobile", operator: "za.telkom-soc", why: "Telkom's mobile service; Telkom SA Ltd, the same company under its earlier name, is listed too, so the name matches two" },
   // Jamaica
   { country: "JM", holder: "Flow", operator: "jm.cable-wireless", why: "FLOW is Cable & Wireless Jamaica's brand; LIME (not operational) was its earlier brand and is listed with FLOW too" },
+  // Certain links the name rules miss (issue 19).
+  { country: "DE", holder: "T-Mobile", operator: "de.telekom-deutschland", why: "T-Mobile Deutschland was renamed Telekom Deutschland in 2010; its +49 151/160/170/171/175 prefixes are 262-01" },
+  { country: "RU", holder: "Beeline", operator: "ru.vimpel", why: "Beeline is VimpelCom's brand; mcc-mnc-list keeps a not-operational duplicate 'Beeline' record (250-28) beside the active Vimpel-Communications (250-99)" },
 ];

@@ -4,11 +4,13 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { deserialize } from "bson";
 import countriesLib from "i18n-iso-countries";
-import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import { getCountryCallingCode, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import type { SourceDescriptor } from "../../contract/catalog.ts";
+import { ExampleFinder, kindOfType } from "../number-kind.ts";
 import type { CapabilityRecord, CountryRecord, NetworkRecord, NumberRangeRecord, OperatorRecord } from "../records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
 import { compactKey, linkKey, normaliseName, slug } from "./names.ts";
+import { LINK_AUDIT } from "./link-audit.ts";
 import { OPERATOR_ALIASES } from "./operator-aliases.ts";
 
 /**
@@ -110,21 +112,13 @@ function technologiesOf(bands: string[]): string[] {
 const snake = (s: string) => s.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
 
 /**
- * Which country a calling-code prefix belongs to, for codes several countries share (+1, +7, +44 …):
- * libphonenumber-js decides from a full number built on the prefix; the first fill that makes a valid
- * number wins. Falls back to the calling code's main country.
+ * One-word operator names or brands that are ordinary words: found inside another holder's name they
+ * say nothing about the operator (reverse containment in the linking rules skips them).
  */
-function countryOfPrefix(callingCode: string, nationalPrefix: string, regions: readonly string[]): string {
-  if (regions.length === 1) return regions[0]!;
-  for (let length = Math.max(nationalPrefix.length + 1, 6); length <= 12; length++) {
-    for (const fill of "0123456789") {
-      const national = (nationalPrefix + fill.repeat(length)).slice(0, length);
-      const parsed = parsePhoneNumberFromString(`+${callingCode}${national}`);
-      if (parsed?.country && parsed.isValid()) return parsed.country;
-    }
-  }
-  return regions[0]!;
-}
+const GENERIC_WORDS = new Set([
+  "sure", "cable", "telecom", "telecommunications", "telecomunicaciones", "telecomunicacoes", "mobile", "mobil", "movil", "cellular", "wireless",
+  "liberia", "digital", "net", "network", "networks", "global", "international", "national", "telephone", "phone", "comunicaciones", "services",
+]);
 
 /**
  * Countries whose mcc-mnc-list rows carry the licence area (e.g. India's telecom circles: "Punjab")
@@ -186,6 +180,15 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       calling_codes: isSupportedCountry(iso2) ? [getCountryCallingCode(iso2 as CountryCode)] : [],
       mccs: [],
     });
+  }
+  // Regions libphonenumber numbers that ISO 3166-1 only reserves: Ascension (+247) and Tristan da
+  // Cunha (+290 8), parts of Saint Helena (SH).
+  for (const [iso2, name, nameZh] of [
+    ["AC", "Ascension Island", "阿森松岛"],
+    ["TA", "Tristan da Cunha", "特里斯坦-达库尼亚"],
+  ] as const) {
+    if (countries.has(iso2)) continue;
+    countries.set(iso2, { iso2, iso3: null, name, name_zh: nameZh, calling_codes: isSupportedCountry(iso2) ? [getCountryCallingCode(iso2 as CountryCode)] : [], mccs: [] });
   }
   countries.set(INTERNATIONAL, {
     iso2: INTERNATIONAL,
@@ -312,8 +315,16 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       source: "mcc-mnc-list",
     });
     networkRows.set(id, row);
-    const c = countries.get(country);
-    if (c && !c.mccs.includes(row.mcc)) c.mccs.push(row.mcc);
+  }
+  // Every territory a row lists uses its MCC: 340 is Guadeloupe's, Martinique's, Guyane's … too.
+  const networkTerritories = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const id = `${row.mcc}-${row.mnc}`;
+    for (const iso2 of new Set([countryOf(row.countryCode), ...territoriesOf(row.countryCode)])) {
+      const c = countries.get(iso2);
+      if (c && !c.mccs.includes(row.mcc)) c.mccs.push(row.mcc);
+      if (networks.has(id)) networkTerritories.set(id, (networkTerritories.get(id) ?? new Set()).add(iso2));
+    }
   }
   for (const c of countries.values()) c.mccs.sort();
 
@@ -328,9 +339,13 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     if (operatorIds.has(alias.operator)) curated.set(`${alias.country}:${linkKey(alias.holder)}`, entry);
   }
   const curatedTarget = new Map(OPERATOR_ALIASES.map((a) => [`${a.country}:${a.holder}`, a.operator]));
+  // The audit list (link-audit.ts) overrides every rule: a corrected link, or none.
+  const audited = new Map(LINK_AUDIT.map((a) => [`${a.country}:${linkKey(a.holder)}`, a.correct && operatorIds.has(a.correct) ? a.correct : null]));
   const resolveOperator = (country: string, holder: string): string | null => {
     const norm = linkKey(holder);
     if (!norm) return null;
+    const audit = audited.get(`${country}:${norm}`);
+    if (audit !== undefined) return audit;
     const entry = curated.get(`${country}:${norm}`);
     if (entry) {
       aliasUses.set(entry, aliasUses.get(entry)! + 1);
@@ -347,7 +362,9 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     const candidates = new Set<string>();
     for (const index of [operatorAliases, brandAliases]) {
       for (const [alias, id] of index.get(country) ?? []) {
-        if (id && (` ${alias} `.includes(` ${norm} `) || ` ${norm} `.includes(` ${alias} `))) candidates.add(id);
+        // The holder inside a longer alias, or (reverse) an alias inside the holder's name unless the
+        // alias is a generic word ("Sure", "Cable", "Telecom", "Liberia" inside another company's name).
+        if (id && (` ${alias} `.includes(` ${norm} `) || (!GENERIC_WORDS.has(alias) && ` ${norm} `.includes(` ${alias} `)))) candidates.add(id);
       }
     }
     return candidates.size === 1 ? [...candidates][0]! : null;
@@ -366,11 +383,16 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     const chinesePath = `${carrierDir}/zh/${cc}.bson`;
     const chinese = existsSync(join(carrierRoot, chinesePath)) ? (deserialize(carrierFiles.read(chinesePath)) as Record<string, string>) : {};
     const regions = phoneMetadata.country_calling_codes[cc] ?? [];
+    const examples = new ExampleFinder(cc);
     for (const [nationalPrefix, holderRaw] of Object.entries(english)) {
       const holder = holderRaw.trim();
       if (!holder || !/^\d+$/.test(nationalPrefix)) continue;
       const prefix = cc + nationalPrefix;
-      const region = regions.length ? countryOfPrefix(cc, nationalPrefix, regions) : INTERNATIONAL;
+      // The range's kind and territory are those libphonenumber gives a valid number of the range
+      // (+1 758 … is Saint Lucia, +590 690 … Guadeloupe); a range with no valid number gets the
+      // region libphonenumber picks by leading digits, else the calling code's main region.
+      const example = examples.find(nationalPrefix);
+      const region = example ? (example.country ?? INTERNATIONAL) : (examples.region(nationalPrefix) ?? regions[0] ?? INTERNATIONAL);
       const country = countries.has(region) ? region : INTERNATIONAL;
       const operatorId = resolveOperator(country, holder);
       if (!operatorId) unlinkedHolders.add(`${country}:${holder}`);
@@ -383,7 +405,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       numberRanges.push({
         id: `e164-${prefix}`,
         plan: "e164",
-        kind: "mobile",
+        kind: kindOfType(example?.getType()),
         country_iso2: country,
         prefix,
         start: null,
@@ -399,6 +421,30 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     }
   }
   numberRanges.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  // An operator of a shared MCC or PLMN is filed under its first listed territory ("BL/GF/GP/MF/MQ"
+  // files Guadeloupe's operators under Saint-Barthélemy, "YT/RE" Réunion's under Mayotte): refile it
+  // under the territory most of its ranges belong to, when its networks list that territory, and its
+  // networks with it. docs/catalog.md "Territories".
+  const rangeTerritories = new Map<string, Map<string, number>>();
+  for (const range of numberRanges) {
+    if (!range.operator_id) continue;
+    const counts = rangeTerritories.get(range.operator_id) ?? new Map<string, number>();
+    counts.set(range.country_iso2, (counts.get(range.country_iso2) ?? 0) + 1);
+    rangeTerritories.set(range.operator_id, counts);
+  }
+  const operatorNetworks = new Map<string, NetworkRecord[]>();
+  for (const network of networks.values()) if (network.operator_id) operatorNetworks.set(network.operator_id, [...(operatorNetworks.get(network.operator_id) ?? []), network]);
+  for (const draft of operators.values()) {
+    const counts = rangeTerritories.get(draft.id);
+    if (!counts) continue;
+    const home = mostCommon(counts)!;
+    if (home === draft.country || (counts.get(draft.country) ?? 0) >= counts.get(home)!) continue;
+    const served = (operatorNetworks.get(draft.id) ?? []).filter((n) => networkTerritories.get(n.id)?.has(home));
+    if (!served.length) continue;
+    draft.country = home;
+    for (const network of served) network.country_iso2 = home;
+  }
 
   const operatorRecords: OperatorRecord[] = [...operators.values()]
     .map((d) => {

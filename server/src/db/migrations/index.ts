@@ -3,6 +3,7 @@ import * as core from "./0001_core.ts";
 import * as writeLocks from "./0020_write_locks.ts";
 import * as catalog from "./0100_catalog.ts";
 import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
+import * as numberRangeKind from "./0102_number_range_kind.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
 import * as consoleTables from "./0300_console.ts";
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   "0020_write_locks": writeLocks,
   "0100_catalog": catalog,
   "0101_catalog_change_retention": catalogChangeRetention,
+  "0102_number_range_kind": numberRangeKind,
   "0200_accounts": accounts,
   "0202_sms_send_outcome": smsSendOutcome,
   "0300_console": consoleTables,

@@ -1,0 +1,85 @@
+import type { NumberRange, Operator } from "../contract/catalog.ts";
+import type { Db } from "../db/db.ts";
+import { numberRanges, operators } from "./entities.ts";
+import { linkKey } from "./importers/names.ts";
+import { currentOperator } from "./operator-lineage.ts";
+import { streamRecords } from "./queries.ts";
+import { currentVersion } from "./versions.ts";
+
+/**
+ * `ir21-server data audit` (docs/catalog.md "Data audit"): how well the current dataset's ranges
+ * are linked, read from the database, not from the importer's own report.
+ */
+export interface CatalogAudit {
+  dataset_version: string | null;
+  number_ranges: number;
+  linked: number;
+  /** Linked to an active operator, directly or through the lineage table (current_operator). */
+  linked_active: number;
+  linked_active_rate: number;
+  /** Linked to an operator whose status is not active and which has no active successor. */
+  linked_inactive_without_successor: number;
+  top_unlinked_holders: { country_iso2: string; holder: string; ranges: number }[];
+  /** Linked ranges whose operator is filed under another country. */
+  territory_mismatches: { count: number; examples: { range: string; country_iso2: string; operator: string; operator_country: string }[] };
+  /** Operators of one country whose names are equal once normalised (near-duplicates). */
+  duplicates: { country_iso2: string; key: string; operators: string[] }[];
+  sources: { id: string; package: string | null; version: string | null }[];
+}
+
+export async function auditCatalog(db: Db): Promise<CatalogAudit> {
+  const version = await currentVersion(db);
+  const seq = version?.seq ?? 0;
+  const ops = new Map<string, Operator>();
+  for await (const o of streamRecords(db, operators, seq)) ops.set(o.id, o as Operator);
+  let total = 0;
+  let linked = 0;
+  let active = 0;
+  let deadEnd = 0;
+  const unlinked = new Map<string, number>();
+  const mismatches: CatalogAudit["territory_mismatches"]["examples"] = [];
+  let mismatchCount = 0;
+  for await (const record of streamRecords(db, numberRanges, seq)) {
+    const range = record as NumberRange;
+    if (range.plan !== "e164") continue;
+    total++;
+    const operator = range.operator_id ? ops.get(range.operator_id) : undefined;
+    if (!operator) {
+      const key = `${range.country_iso2}\t${range.range_holder ?? ""}`;
+      unlinked.set(key, (unlinked.get(key) ?? 0) + 1);
+      continue;
+    }
+    linked++;
+    if (currentOperator(ops, operator).status === "active") active++;
+    else deadEnd++;
+    if (operator.country_iso2 !== range.country_iso2) {
+      mismatchCount++;
+      if (mismatches.length < 50) mismatches.push({ range: range.id, country_iso2: range.country_iso2, operator: operator.id, operator_country: operator.country_iso2 });
+    }
+  }
+  const byKey = new Map<string, string[]>();
+  for (const o of ops.values()) {
+    const key = `${o.country_iso2}\t${linkKey(o.name)}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), o.id]);
+  }
+  return {
+    dataset_version: version?.version ?? null,
+    number_ranges: total,
+    linked,
+    linked_active: active,
+    linked_active_rate: total ? Math.round((active / total) * 10_000) / 10_000 : 0,
+    linked_inactive_without_successor: deadEnd,
+    top_unlinked_holders: [...unlinked]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 25)
+      .map(([key, ranges]) => {
+        const [country_iso2, holder] = key.split("\t") as [string, string];
+        return { country_iso2, holder, ranges };
+      }),
+    territory_mismatches: { count: mismatchCount, examples: mismatches },
+    duplicates: [...byKey]
+      .filter(([, ids]) => ids.length > 1)
+      .map(([key, ids]) => ({ country_iso2: key.split("\t")[0]!, key: key.split("\t")[1]!, operators: ids.sort() })),
+    sources: (version?.sources ?? []).map((s) => ({ id: s.id, package: s.package, version: s.version })),
+  };
+}
