@@ -162,6 +162,7 @@ export type SourceDescriptor = {
   published_at: string | null;
   effective_at: string | null;
   sample: boolean;
+  file_version?: string | null | undefined;
 };
 
 export type DatasetCounts = {

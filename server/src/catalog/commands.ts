@@ -17,7 +17,7 @@ import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
 
 const log = (line: string) => console.error(line);
 
-function describe(result: ImportResult, report: ReferenceReport | null): string {
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = []): string {
   const lines = [
     result.created
       ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
@@ -38,13 +38,16 @@ function describe(result: ImportResult, report: ReferenceReport | null): string 
       `Reference data linking: ${report.linked.toLocaleString("en-US")} of ${report.numberRanges.toLocaleString("en-US")} number ranges linked to an operator (${(report.linkingRate * 100).toFixed(1)} %); ${report.unlinkedHolders} holder names unlinked, kept with operator_id null.`,
     );
   }
+  if (unmodelled.length) {
+    lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
+  }
   return lines.join("\n");
 }
 
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report } = await buildCandidate(mode, paths);
+  const { candidate, report, unmodelled } = await buildCandidate(mode, paths);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -52,7 +55,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
-  console.log(describe(result, report));
+  console.log(describe(result, report, unmodelled));
   return result;
 }
 

@@ -10,13 +10,21 @@ export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
  * Builds the candidate for an import mode: reference from the npm packages, ir21/mixed from IR.21
  * documents (all validated before anything is compared), demo from the hand-made set.
  */
-export async function buildCandidate(mode: ImportMode, paths: string[] = []): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null }> {
+export async function buildCandidate(
+  mode: ImportMode,
+  paths: string[] = [],
+): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; unmodelled?: string[] }> {
   if (mode === "demo") return { candidate: demoDataset(), report: null };
   if (mode === "reference") return referenceDataset();
   // Documents first: a bad document fails fast, before the reference packages are read.
   const documents = readIr21Documents(paths);
   const { candidate: reference, report } = await referenceDataset();
-  return { candidate: mode === "ir21" ? ir21Dataset(documents, reference) : mixedDataset(documents, reference), report: mode === "mixed" ? report : null };
+  return {
+    candidate: mode === "ir21" ? ir21Dataset(documents, reference) : mixedDataset(documents, reference),
+    report: mode === "mixed" ? report : null,
+    // Sections of the documents that no record holds: the import report names them.
+    unmodelled: documents.flatMap((d) => d.unmodelled.map((section) => `${d.file}: ${section}`)),
+  };
 }
 
 /** Progress lines for long imports, e.g. "compare number_ranges 100000". */

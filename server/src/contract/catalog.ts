@@ -140,6 +140,8 @@ export const SourceDescriptor = z
     effective_at: IsoTime.nullable(),
     /** True for hand-made sample or demo inputs, never to be mistaken for an operator's real data. */
     sample: z.boolean(),
+    /** The sender's own revision of the file (an IR.21 document's file version); absent when the source has none. */
+    file_version: z.string().nullable().optional(),
   })
   .meta({ id: "SourceDescriptor" });
 export type SourceDescriptor = z.infer<typeof SourceDescriptor>;
