@@ -115,7 +115,7 @@ export type PublicNetwork = {
 export type NumberRange = {
   id: string;
   plan: "e164" | "e212";
-  kind: "mobile" | "fixed" | "other";
+  kind: "mobile" | "fixed_line_or_mobile" | "pager" | "fixed" | "toll_free" | "premium_rate" | "shared_cost" | "voip" | "personal_number" | "uan" | "voicemail" | "other";
   country_iso2: string;
   prefix: string | null;
   start: string | null;
@@ -192,6 +192,7 @@ export type NumberRangeCounts = {
   mobile: number;
   fixed: number;
   other: number;
+  by_kind: Record<string, number>;
 };
 
 export type OperatorDetail = {

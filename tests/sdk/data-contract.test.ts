@@ -48,7 +48,7 @@ const SDK_METHOD_OF_ROUTE: Record<string, keyof DataClient | `${keyof DataClient
   "GET /v1/snapshot": "snapshot",
 };
 
-const NUMBER_KINDS = ["mobile", "fixed", "other"] as const;
+const NUMBER_KINDS = ["mobile", "fixed_line_or_mobile", "pager", "fixed", "toll_free", "premium_rate", "shared_cost", "voip", "personal_number", "uan", "voicemail", "other"] as const;
 const NUMBER_PLANS = ["e164", "e212"] as const;
 const exhaustive: [Equal<(typeof NUMBER_KINDS)[number], NonNullable<NumberRangesQuery["kind"]>>, Equal<(typeof NUMBER_PLANS)[number], NonNullable<NumberRangesQuery["plan"]>>] = [true, true];
 

@@ -171,7 +171,7 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
       args: {
         country: { type: "string", valueHint: "CC", description: "Only this country" },
         operator: { type: "string", valueHint: "id", description: "Only this operator's ranges" },
-        kind: { type: "enum", options: ["mobile", "fixed", "other"], description: "Only this kind of number" },
+        kind: { type: "enum", options: ["mobile", "fixed_line_or_mobile", "pager", "fixed", "toll_free", "premium_rate", "shared_cost", "voip", "personal_number", "uan", "voicemail", "other"], description: "Only this kind of number (libphonenumber's number type)" },
         plan: { type: "enum", options: ["e164", "e212"], description: "e164 phone numbers or e212 IMSI ranges" },
         prefix: { type: "string", valueHint: "digits", description: "Ranges starting with these digits, country code included (e.g. 86139)" },
         ...PAGE_FLAGS,

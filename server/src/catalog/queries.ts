@@ -172,12 +172,13 @@ export async function operatorDetail(db: Db, seq: number, id: string) {
   )
     .groupBy(["plan", "kind"])
     .execute();
-  const rangeCounts = { total: 0, e164: 0, e212: 0, mobile: 0, fixed: 0, other: 0 };
+  const rangeCounts = { total: 0, e164: 0, e212: 0, mobile: 0, fixed: 0, other: 0, by_kind: {} as Record<string, number> };
   for (const c of counts) {
     const n = Number(c.n);
     rangeCounts.total += n;
     rangeCounts[c.plan as "e164" | "e212"] += n;
-    rangeCounts[c.kind as "mobile" | "fixed" | "other"] += n;
+    rangeCounts[c.kind === "mobile" || c.kind === "fixed" ? (c.kind as "mobile" | "fixed") : "other"] += n;
+    rangeCounts.by_kind[c.kind] = (rangeCounts.by_kind[c.kind] ?? 0) + n;
   }
   return {
     ...operator,

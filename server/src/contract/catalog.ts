@@ -73,7 +73,25 @@ export const PublicNetwork = Network.pick({ id: true, mcc: true, mnc: true, coun
 });
 
 export const NumberPlan = z.enum(["e164", "e212"]);
-export const NumberKind = z.enum(["mobile", "fixed", "other"]);
+/**
+ * What numbers a range holds: libphonenumber's number type of the range's numbers, lower-cased
+ * (`fixed` is FIXED_LINE); `other` when the validity metadata knows no valid number in the range.
+ * IR.21 ranges are `mobile` unless the document says otherwise.
+ */
+export const NumberKind = z.enum([
+  "mobile",
+  "fixed_line_or_mobile",
+  "pager",
+  "fixed",
+  "toll_free",
+  "premium_rate",
+  "shared_cost",
+  "voip",
+  "personal_number",
+  "uan",
+  "voicemail",
+  "other",
+]);
 
 export const NumberRange = z
   .object({
@@ -185,7 +203,10 @@ export const NumberRangeCounts = z.object({
   e212: z.number().int(),
   mobile: z.number().int(),
   fixed: z.number().int(),
+  /** Every kind other than mobile and fixed (fixed_line_or_mobile, pager, toll_free …). */
   other: z.number().int(),
+  /** Ranges by kind, only kinds with ranges. */
+  by_kind: z.record(z.string(), z.number().int()),
 });
 
 export const OperatorDetail = Operator.extend({

@@ -92,6 +92,22 @@ describe("reference import (npm packages, offline)", () => {
   it("places ranges of shared calling codes in their country and keeps unlinked holders visible", async () => {
     const bahamas = await current("catalog_number_ranges" as "catalog_networks").where("id", "=", "e164-1242357").executeTakeFirstOrThrow();
     expect(bahamas).toMatchObject({ country_iso2: "BS" });
+    // Kinds are libphonenumber's types: Chile's numbers are fixed-line-or-mobile, China's mobile; a
+    // prefix where the validity metadata knows no valid number (+56 211) is `other`.
+    const kinds = await server.deps.db
+      .selectFrom("catalog_number_ranges")
+      .select(["country_iso2", "kind", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("valid_to", "=", OPEN_VERSION)
+      .where("country_iso2", "in", ["CL", "CN"])
+      .groupBy(["country_iso2", "kind"])
+      .orderBy("country_iso2")
+      .orderBy("kind")
+      .execute();
+    expect(kinds.map((k) => [k.country_iso2, k.kind])).toEqual([
+      ["CL", "fixed_line_or_mobile"],
+      ["CL", "other"],
+      ["CN", "mobile"],
+    ]);
     const unlinked = await server.deps.db
       .selectFrom("catalog_number_ranges")
       .select(["range_holder"])

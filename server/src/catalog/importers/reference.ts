@@ -4,8 +4,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { deserialize } from "bson";
 import countriesLib from "i18n-iso-countries";
-import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import { getCountryCallingCode, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import type { SourceDescriptor } from "../../contract/catalog.ts";
+import { ExampleFinder, kindOfType } from "../number-kind.ts";
 import type { CapabilityRecord, CountryRecord, NetworkRecord, NumberRangeRecord, OperatorRecord } from "../records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
 import { compactKey, linkKey, normaliseName, slug } from "./names.ts";
@@ -108,23 +109,6 @@ function technologiesOf(bands: string[]): string[] {
 }
 
 const snake = (s: string) => s.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
-
-/**
- * Which country a calling-code prefix belongs to, for codes several countries share (+1, +7, +44 …):
- * libphonenumber-js decides from a full number built on the prefix; the first fill that makes a valid
- * number wins. Falls back to the calling code's main country.
- */
-function countryOfPrefix(callingCode: string, nationalPrefix: string, regions: readonly string[]): string {
-  if (regions.length === 1) return regions[0]!;
-  for (let length = Math.max(nationalPrefix.length + 1, 6); length <= 12; length++) {
-    for (const fill of "0123456789") {
-      const national = (nationalPrefix + fill.repeat(length)).slice(0, length);
-      const parsed = parsePhoneNumberFromString(`+${callingCode}${national}`);
-      if (parsed?.country && parsed.isValid()) return parsed.country;
-    }
-  }
-  return regions[0]!;
-}
 
 /**
  * Countries whose mcc-mnc-list rows carry the licence area (e.g. India's telecom circles: "Punjab")
@@ -366,11 +350,16 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     const chinesePath = `${carrierDir}/zh/${cc}.bson`;
     const chinese = existsSync(join(carrierRoot, chinesePath)) ? (deserialize(carrierFiles.read(chinesePath)) as Record<string, string>) : {};
     const regions = phoneMetadata.country_calling_codes[cc] ?? [];
+    const examples = new ExampleFinder(cc);
     for (const [nationalPrefix, holderRaw] of Object.entries(english)) {
       const holder = holderRaw.trim();
       if (!holder || !/^\d+$/.test(nationalPrefix)) continue;
       const prefix = cc + nationalPrefix;
-      const region = regions.length ? countryOfPrefix(cc, nationalPrefix, regions) : INTERNATIONAL;
+      // The range's kind and territory are those libphonenumber gives a valid number of the range
+      // (+1 758 … is Saint Lucia, +590 690 … Guadeloupe); a range with no valid number gets the
+      // region libphonenumber picks by leading digits, else the calling code's main region.
+      const example = examples.find(nationalPrefix);
+      const region = example ? (example.country ?? INTERNATIONAL) : (examples.region(nationalPrefix) ?? regions[0] ?? INTERNATIONAL);
       const country = countries.has(region) ? region : INTERNATIONAL;
       const operatorId = resolveOperator(country, holder);
       if (!operatorId) unlinkedHolders.add(`${country}:${holder}`);
@@ -383,7 +372,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       numberRanges.push({
         id: `e164-${prefix}`,
         plan: "e164",
-        kind: "mobile",
+        kind: kindOfType(example?.getType()),
         country_iso2: country,
         prefix,
         start: null,

@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import * as core from "./0001_core.ts";
 import * as catalog from "./0100_catalog.ts";
 import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
+import * as numberRangeKind from "./0102_number_range_kind.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
 import * as consoleTables from "./0300_console.ts";
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   "0001_core": core,
   "0100_catalog": catalog,
   "0101_catalog_change_retention": catalogChangeRetention,
+  "0102_number_range_kind": numberRangeKind,
   "0200_accounts": accounts,
   "0202_sms_send_outcome": smsSendOutcome,
   "0300_console": consoleTables,

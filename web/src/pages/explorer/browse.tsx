@@ -294,6 +294,8 @@ function RangesSection({ operator }: { operator: string }) {
           >
             <option value="">{t("browse.any")}</option>
             <option value="mobile">mobile</option>
+            <option value="fixed_line_or_mobile">fixed_line_or_mobile</option>
+            <option value="pager">pager</option>
             <option value="fixed">fixed</option>
             <option value="other">other</option>
           </select>
