@@ -2,6 +2,7 @@ import type { ImportOptions } from "./import.ts";
 import { readIr21Documents, ir21Dataset, mixedDataset } from "./importers/ir21.ts";
 import { demoDataset } from "./importers/demo.ts";
 import { referenceDataset, type ReferenceReport } from "./importers/reference.ts";
+import { withLocalSources } from "./local-sources.ts";
 import type { CandidateDataset } from "./records.ts";
 
 export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
@@ -13,12 +14,19 @@ export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
 export async function buildCandidate(
   mode: ImportMode,
   paths: string[] = [],
+  /** DATA_DIR: where loaded source files (NANPA reports) are kept; they apply to reference, mixed and demo imports. */
+  dataDir?: string,
 ): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; unmodelled?: string[] }> {
-  if (mode === "demo") return { candidate: demoDataset(), report: null };
-  if (mode === "reference") return referenceDataset();
+  if (mode === "demo") return { candidate: withLocalSources(demoDataset(), dataDir), report: null };
+  if (mode === "reference") {
+    const { candidate, report } = await referenceDataset();
+    return { candidate: withLocalSources(candidate, dataDir), report };
+  }
   // Documents first: a bad document fails fast, before the reference packages are read.
   const documents = readIr21Documents(paths);
-  const { candidate: reference, report } = await referenceDataset();
+  const built = await referenceDataset();
+  const report = built.report;
+  const reference = mode === "mixed" ? withLocalSources(built.candidate, dataDir) : built.candidate;
   return {
     candidate: mode === "ir21" ? ir21Dataset(documents, reference) : mixedDataset(documents, reference),
     report: mode === "mixed" ? report : null,
