@@ -163,6 +163,8 @@ export type SourceDescriptor = {
   effective_at: string | null;
   sample: boolean;
   file_version?: string | null | undefined;
+  files_count?: number | undefined;
+  files_sha256?: string | undefined;
 };
 
 export type DatasetCounts = {

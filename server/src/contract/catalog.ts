@@ -160,6 +160,12 @@ export const SourceDescriptor = z
     sample: z.boolean(),
     /** The sender's own revision of the file (an IR.21 document's file version); absent when the source has none. */
     file_version: z.string().nullable().optional(),
+    /**
+     * In `/v1/meta` without `?files=true`: how many files the source read and one sha256 over all of them
+     * (`files` is then empty, keeping the answer small).
+     */
+    files_count: z.number().int().optional(),
+    files_sha256: z.string().optional(),
   })
   .meta({ id: "SourceDescriptor" });
 export type SourceDescriptor = z.infer<typeof SourceDescriptor>;
