@@ -234,7 +234,7 @@ function sourceIdentity(sources: SourceDescriptor[]): string {
  */
 function sourceMetadata(sources: SourceDescriptor[]): string {
   return JSON.stringify(
-    sources.map((s) => [s.id, s.published_at, s.effective_at, s.file_version ?? null, s.files.map((f) => [f.path, f.sha256])]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    sources.map((s) => [s.id, s.published_at, s.effective_at, s.file_version ?? null, s.data_version ?? null, s.files.map((f) => [f.path, f.sha256])]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   );
 }
 

@@ -2,6 +2,7 @@ import type { ImportOptions } from "./import.ts";
 import { readIr21Documents, ir21Dataset, mixedDataset } from "./importers/ir21.ts";
 import { demoDataset } from "./importers/demo.ts";
 import { referenceDataset, type ReferenceReport } from "./importers/reference.ts";
+import { withDataVersions } from "./importers/data-versions.ts";
 import { withLocalSources } from "./local-sources.ts";
 import type { CandidateDataset } from "./records.ts";
 
@@ -20,11 +21,12 @@ export async function buildCandidate(
   if (mode === "demo") return { candidate: withLocalSources(demoDataset(), dataDir), report: null };
   if (mode === "reference") {
     const { candidate, report } = await referenceDataset();
-    return { candidate: withLocalSources(candidate, dataDir), report };
+    return { candidate: withLocalSources({ ...candidate, sources: withDataVersions(candidate.sources) }, dataDir), report };
   }
   // Documents first: a bad document fails fast, before the reference packages are read.
   const documents = readIr21Documents(paths);
-  const built = await referenceDataset();
+  const read = await referenceDataset();
+  const built = { ...read, candidate: { ...read.candidate, sources: withDataVersions(read.candidate.sources) } };
   const report = built.report;
   const reference = mode === "mixed" ? withLocalSources(built.candidate, dataDir) : built.candidate;
   return {

@@ -166,6 +166,8 @@ export const SourceDescriptor = z
      */
     files_count: z.number().int().optional(),
     files_sha256: z.string().optional(),
+    /** The upstream data release behind the package (libphonenumber 9.0.43); null when unknown, absent when not applicable. */
+    data_version: z.string().nullable().optional(),
   })
   .meta({ id: "SourceDescriptor" });
 export type SourceDescriptor = z.infer<typeof SourceDescriptor>;
@@ -281,5 +283,16 @@ export const DataMeta = z
     sources: z.array(SourceDescriptor),
     /** One line naming every source's licence and attribution, to reproduce with the data. */
     attribution: z.string(),
+    /**
+     * Whether the range holders (libphonenumber carrier data) come from an older libphonenumber release
+     * than the validity and type metadata; null when either release is unknown or not in the dataset.
+     */
+    freshness: z
+      .object({
+        carrier_data_version: z.string().nullable(),
+        validity_data_version: z.string().nullable(),
+        carrier_data_older_than_validity: z.boolean().nullable(),
+      })
+      .optional(),
   })
   .meta({ id: "DataMeta" });

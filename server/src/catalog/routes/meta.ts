@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DataMeta, type SourceDescriptor } from "../../contract/catalog.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import { olderRelease } from "../importers/data-versions.ts";
 import { findVersion } from "../versions.ts";
 import { attributionOf } from "../snapshot.ts";
 import { defineRoute } from "./route.ts";
@@ -20,6 +21,12 @@ import { defineRoute } from "./route.ts";
 function summarised(source: SourceDescriptor): SourceDescriptor {
   const lines = [...source.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => `${f.sha256}  ${f.path}\n`);
   return { ...source, files: [], files_count: source.files.length, files_sha256: createHash("sha256").update(lines.join("")).digest("hex") };
+}
+
+function freshnessOf(sources: SourceDescriptor[]) {
+  const carrier = sources.find((s) => s.id === "libphonenumber-carrier")?.data_version ?? null;
+  const validity = sources.find((s) => s.id === "libphonenumber-js")?.data_version ?? null;
+  return { carrier_data_version: carrier, validity_data_version: validity, carrier_data_older_than_validity: olderRelease(carrier, validity) };
 }
 
 export const metaRoute = defineRoute({
@@ -45,6 +52,7 @@ export const metaRoute = defineRoute({
       counts: v.counts,
       sources: input.files === "true" ? v.sources : v.sources.map(summarised),
       attribution: attributionOf(v.sources),
+      freshness: freshnessOf(v.sources),
     };
   },
 });
