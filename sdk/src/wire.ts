@@ -162,6 +162,10 @@ export type SourceDescriptor = {
   published_at: string | null;
   effective_at: string | null;
   sample: boolean;
+  file_version?: string | null | undefined;
+  files_count?: number | undefined;
+  files_sha256?: string | undefined;
+  data_version?: string | null | undefined;
 };
 
 export type DatasetCounts = {
@@ -182,6 +186,11 @@ export type DataMeta = {
   counts: DatasetCounts;
   sources: SourceDescriptor[];
   attribution: string;
+  freshness?: {
+    carrier_data_version: string | null;
+    validity_data_version: string | null;
+    carrier_data_older_than_validity: boolean | null;
+  } | undefined;
 };
 
 export type NumberRangeCounts = {

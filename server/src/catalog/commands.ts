@@ -8,6 +8,7 @@ import type { ReferenceReport } from "./importers/reference.ts";
 import { cronOwner, startCron } from "../jobs/cron.ts";
 import { catalogJobs } from "./schedule.ts";
 import { catalogSettings } from "./settings.ts";
+import { storeNanpa } from "./local-sources.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "./sources.ts";
 import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
 
@@ -18,7 +19,7 @@ import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
 
 const log = (line: string) => console.error(line);
 
-function describe(result: ImportResult, report: ReferenceReport | null): string {
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = []): string {
   const lines = [
     result.created
       ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
@@ -39,13 +40,16 @@ function describe(result: ImportResult, report: ReferenceReport | null): string 
       `Reference data linking: ${report.linked.toLocaleString("en-US")} of ${report.numberRanges.toLocaleString("en-US")} number ranges linked to an operator (${(report.linkingRate * 100).toFixed(1)} %); ${report.unlinkedHolders} holder names unlinked, kept with operator_id null.`,
     );
   }
+  if (unmodelled.length) {
+    lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
+  }
   return lines.join("\n");
 }
 
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report } = await buildCandidate(mode, paths);
+  const { candidate, report, unmodelled } = await buildCandidate(mode, paths, deps.config.dataDir);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -53,7 +57,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
-  console.log(describe(result, report));
+  console.log(describe(result, report, unmodelled));
   return result;
 }
 
@@ -82,8 +86,33 @@ const importCommand = defineCommand({
       meta: { name: "demo", description: "The small hand-made demo dataset (not real data)" },
       run: () => withServerDeps((deps) => runImport(deps, "demo", [])),
     }),
+    nanpa: defineCommand({
+      meta: {
+        name: "nanpa",
+        description: "NANPA's central office code report (allutlzd.txt) and optionally the thousands-block pooling report: US numbers get a range holder; kept for later imports",
+      },
+      args: {
+        "co-file": { type: "positional", description: "Central office code assignment records (tab-separated, allutlzd.txt)", required: true },
+        "pooling-file": { type: "positional", description: "Thousands-block report (AllBlocksAugmentedReport)", required: false },
+      },
+      run: ({ args }) => withServerDeps((deps) => runNanpaImport(deps, args["co-file"], args["pooling-file"] || null)),
+    }),
   },
 });
+
+/**
+ * Stores the NANPA reports (after validating them) and re-imports the current source mode with them:
+ * mixed from CATALOG_IMPORT_FOLDER when that is the current mode and a folder is configured, demo when
+ * the demo is current, the reference data otherwise.
+ */
+export async function runNanpaImport(deps: AppDeps, coFile: string, poolingFile: string | null): Promise<ImportResult> {
+  storeNanpa(deps.config.dataDir, coFile, poolingFile);
+  log(`NANPA reports stored under ${deps.config.dataDir}/catalog-sources/nanpa; they apply to every later reference, mixed and demo import.`);
+  const current = await currentVersion(deps.db);
+  const settings = catalogSettings(deps.config.env);
+  if (current?.sourceMode === "mixed" && settings.folder) return runImport(deps, "mixed", [settings.folder]);
+  return runImport(deps, current?.sourceMode === "demo" ? "demo" : "reference", []);
+}
 
 const versionsCommand = defineCommand({
   meta: { name: "versions", description: "List dataset versions, newest first" },
@@ -147,7 +176,7 @@ export async function startCatalog(deps: AppDeps): Promise<{ stop(): Promise<voi
   const importOnStart = settings.importOnStart ?? deps.dialect === "sqlite";
   if (importOnStart && !(await currentVersion(deps.db))) {
     deps.log.info("no dataset yet: importing the reference data (first start)");
-    const { candidate, report } = await buildCandidate("reference");
+    const { candidate, report } = await buildCandidate("reference", [], deps.config.dataDir);
     const result = await importDataset(deps, candidate, {
       holder: "first-start",
       snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,

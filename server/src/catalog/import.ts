@@ -64,7 +64,7 @@ export interface ImportResult {
   counts: DatasetCounts;
 }
 
-export type ResetReason = "initial_import" | "source_mode_changed" | "sources_changed" | "large_change" | "manual_reset" | "reference_data_changed";
+export type ResetReason = "initial_import" | "source_mode_changed" | "sources_changed" | "large_change" | "manual_reset" | "reference_data_changed" | "source_metadata";
 
 /**
  * A diff this large is announced as one ir21.catalog.updated ("reload the snapshot") instead of one
@@ -227,6 +227,17 @@ function sourceIdentity(sources: SourceDescriptor[]): string {
   );
 }
 
+/**
+ * What a source says about itself beyond its identity: publication and effective times, files and their
+ * checksums, file version. A change here alone (an IR.21 document re-sent with a new creation time)
+ * still makes a new version, so `source_published_at` and the checksums are right.
+ */
+function sourceMetadata(sources: SourceDescriptor[]): string {
+  return JSON.stringify(
+    sources.map((s) => [s.id, s.published_at, s.effective_at, s.file_version ?? null, s.data_version ?? null, s.files.map((f) => [f.path, f.sha256])]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  );
+}
+
 function eventCount(plan: Plan): number {
   return plan.entities.filter((e) => e.kind.events).reduce((n, e) => n + e.added.size + e.updated.size + e.removed.length, 0);
 }
@@ -242,8 +253,13 @@ function resetReasonOf(plan: Plan, candidate: CandidateDataset, options: ImportO
     Object.values(plan.base.counts).reduce((n, c) => n + (typeof c === "number" ? c : 0), 0) - (plan.base.counts.number_ranges_linked ?? 0),
   );
   if (events > RESET_MIN_EVENTS && events > RESET_SHARE * records) return "large_change";
-  // Only country reference data changed (countries are not evented): still announced, so nobody misses it.
-  if (events === 0) return "reference_data_changed";
+  if (events === 0) {
+    // Only country reference data changed (countries are not evented): still announced, so nobody misses it.
+    const countries = plan.entities.find((e) => e.kind.name === "countries")!;
+    if (countries.added.size + countries.updated.size + countries.removed.length > 0) return "reference_data_changed";
+    // Nothing but the sources' own metadata changed (creation time, file version, checksums).
+    return sourceMetadata(plan.base.sources) !== sourceMetadata(candidate.sources) ? "source_metadata" : "reference_data_changed";
+  }
   return null;
 }
 
@@ -342,7 +358,9 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
   const changes = changeCounts(plan);
   const counts = datasetCounts(plan);
   const recordChanges = plan.entities.reduce((n, e) => n + e.added.size + e.updated.size + e.removed.length, 0);
-  const sourceChanged = plan.base !== null && (plan.base.sourceMode !== candidate.sourceMode || sourceIdentity(plan.base.sources) !== sourceIdentity(candidate.sources));
+  const sourceChanged =
+    plan.base !== null &&
+    (plan.base.sourceMode !== candidate.sourceMode || sourceIdentity(plan.base.sources) !== sourceIdentity(candidate.sources) || sourceMetadata(plan.base.sources) !== sourceMetadata(candidate.sources));
   if (plan.base && recordChanges === 0 && !sourceChanged && !options.fullReset) {
     return { created: false, version: plan.base.version, previousVersion: plan.base.previousVersion, events: 0, resetReason: null, changes, counts };
   }

@@ -3,7 +3,7 @@ import type { Db } from "../db/db.ts";
 import type { DatasetMetaSource } from "./dataset-meta.ts";
 import { importDataset, type ImportResult } from "./import.ts";
 import { demoDataset } from "./importers/demo.ts";
-import { referenceDataset } from "./importers/reference.ts";
+import { buildCandidate } from "./sources.ts";
 import type { CandidateDataset } from "./records.ts";
 
 export type InitialDataset = "demo" | "reference" | CandidateDataset;
@@ -13,6 +13,6 @@ export async function loadInitialDataset(
   deps: { db: Db; clock: Clock; datasetMeta?: DatasetMetaSource },
   dataset: InitialDataset,
 ): Promise<ImportResult> {
-  const candidate = dataset === "demo" ? demoDataset() : dataset === "reference" ? (await referenceDataset()).candidate : dataset;
+  const candidate = dataset === "demo" ? demoDataset() : dataset === "reference" ? (await buildCandidate("reference")).candidate : dataset;
   return importDataset(deps, candidate, { holder: "initial" });
 }

@@ -158,6 +158,16 @@ export const SourceDescriptor = z
     effective_at: IsoTime.nullable(),
     /** True for hand-made sample or demo inputs, never to be mistaken for an operator's real data. */
     sample: z.boolean(),
+    /** The sender's own revision of the file (an IR.21 document's file version); absent when the source has none. */
+    file_version: z.string().nullable().optional(),
+    /**
+     * In `/v1/meta` without `?files=true`: how many files the source read and one sha256 over all of them
+     * (`files` is then empty, keeping the answer small).
+     */
+    files_count: z.number().int().optional(),
+    files_sha256: z.string().optional(),
+    /** The upstream data release behind the package (libphonenumber 9.0.43); null when unknown, absent when not applicable. */
+    data_version: z.string().nullable().optional(),
   })
   .meta({ id: "SourceDescriptor" });
 export type SourceDescriptor = z.infer<typeof SourceDescriptor>;
@@ -320,5 +330,16 @@ export const DataMeta = z
     sources: z.array(SourceDescriptor),
     /** One line naming every source's licence and attribution, to reproduce with the data. */
     attribution: z.string(),
+    /**
+     * Whether the range holders (libphonenumber carrier data) come from an older libphonenumber release
+     * than the validity and type metadata; null when either release is unknown or not in the dataset.
+     */
+    freshness: z
+      .object({
+        carrier_data_version: z.string().nullable(),
+        validity_data_version: z.string().nullable(),
+        carrier_data_older_than_validity: z.boolean().nullable(),
+      })
+      .optional(),
   })
   .meta({ id: "DataMeta" });

