@@ -12,14 +12,12 @@
  * machine the CPU ratio moves less than the rates. `pnpm bench lookup` runs this after lookup.bench.ts
  * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
+import { spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -29,18 +27,6 @@ const BATCH = 100;
 const { parsePhoneNumberFromString } = createRequire(new URL("../../server/package.json", import.meta.url))("libphonenumber-js/max") as {
   parsePhoneNumberFromString(number: string): { number: string; getType(): string | undefined } | undefined;
 };
-const serverBin = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The process's CPU time (user + system) in µs, from /proc (Linux); null elsewhere. */
 function cpuOf(pid: number | undefined): number | null {
@@ -111,26 +97,7 @@ export async function run() {
   const setup = await startTestServer({ dataset: "reference", env: limits });
   const user = await signIn(setup);
   const key = await createApiKey(setup, user);
-  const config = setup.deps.config;
-  const port = await freePort();
-  const profileDir = process.env.BENCH_CPU_PROF;
-  const server: ChildProcess = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
-    env: {
-      ...process.env,
-      ...limits,
-      NODE_ENV: "test",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl ?? "",
-      DATA_DIR: config.dataDir,
-      SESSION_SECRET: config.secrets.session!,
-      OTP_PEPPER: config.secrets.otpPepper!,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
+  const { child: server, url } = await spawnServe(setup, limits);
   try {
     for (let i = 0; ; i++) {
       if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);

@@ -33,7 +33,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
@@ -41,22 +40,11 @@ import { lookupNumber } from "../../server/src/catalog/lookup.ts";
 import { LookupIndexes } from "../../server/src/catalog/lookup-index.ts";
 import { LookupQuery, lookupRoute } from "../../server/src/catalog/routes/lookup.ts";
 import type { JsonOutput } from "../../server/src/catalog/routes/route.ts";
+import { freePort, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
-const serverBin = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -234,25 +222,7 @@ export async function run() {
   const key = await createApiKey(setup, user);
   const config = setup.deps.config;
 
-  const port = await freePort();
-  const profileDir = process.env.BENCH_CPU_PROF;
-  const ir21 = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
-    env: {
-      ...process.env,
-      ...limits,
-      NODE_ENV: "test",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl ?? "",
-      DATA_DIR: config.dataDir,
-      SESSION_SECRET: config.secrets.session!,
-      OTP_PEPPER: config.secrets.otpPepper!,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const lookupUrl = `http://127.0.0.1:${port}`;
+  const { child: ir21, url: lookupUrl } = await spawnServe(setup, limits);
 
   // The numbers: 200 real prefixes of the reference data, padded to full numbers.
   const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];

@@ -1,0 +1,46 @@
+/**
+ * The real `ir21-server serve` in its own process, for benches that load it from this one: it gets the
+ * in-process test server's database, Redis and secrets, so the data the bench set up (reference dataset,
+ * an account, an API key) is what the child serves. BENCH_CPU_PROF=<dir> writes its V8 CPU profile.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import type { TestServer } from "@ir21/server/testing";
+
+const serverBin = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `ir21-server serve` on a free loopback port, logging at `warn` (no per-request lines). */
+export async function spawnServe(setup: TestServer, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const config = setup.deps.config;
+  const port = await freePort();
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const child = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
+    env: {
+      ...process.env,
+      ...env,
+      NODE_ENV: "test",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL: config.redisUrl ?? "",
+      DATA_DIR: config.dataDir,
+      SESSION_SECRET: config.secrets.session!,
+      OTP_PEPPER: config.secrets.otpPepper!,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
