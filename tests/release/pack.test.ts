@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
 import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
+import { writeOfflineProject } from "./offline-install.ts";
 
 /**
  * The release tarballs as people install them. `pnpm release:pack` (scripts/release-pack.js) packs
@@ -20,6 +21,13 @@ import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/deliv
  * type-checked with `tsc --strict` (skipLibCheck off, NodeNext resolution, so the exports map and the
  * bundled declarations are what is checked; the compiler and @types/node are the consumer's own dev
  * tools, linked in after the install) and run against a live server.
+ *
+ * CLI: `npm install -g` of the CLI tarball into an empty prefix, run against a live server.
+ *
+ * Server: the tarball installed with its runtime dependencies into an empty project by pnpm, offline,
+ * from the workspace's store and resolution (offline-install.ts says why), then the installed
+ * `ir21-server` is started as a process (first start imports the reference data), the installed CLI
+ * talks to it, and SIGTERM stops it with exit 0.
  */
 
 const run = promisify(execFile);
@@ -243,7 +251,7 @@ describe("the packed @ir21/sdk", () => {
       csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,source_license,source_attribution", true, true],
       snapshot: [true, true, true],
       sync: { version: true, resets: 1, applied: 0, ordered: true },
-      anonymous: ["UNAUTHORIZED", "country_iso2,number,operator,range_holder,valid"],
+      anonymous: ["UNAUTHORIZED", "country_iso2,formats,number,number_type,operator,range_holder,range_holder_reason,valid,validation_reason"],
     });
     expect(report.webhooks).toEqual({
       eventId: "evt_consumer_1",
@@ -306,4 +314,80 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
     // Bare `ir21` introduces itself on stdout.
     expect((await ir21([])).stdout).toContain("USAGE");
   }, STEP_TIMEOUT_MS);
+
+  describe("with the packed @ir21/server installed (with its dependencies, offline) into an empty project", () => {
+    let project: string;
+    let serverInstalled: { packages: string[]; bytes: number };
+    const serverVersion = JSON.parse(readFileSync(join(root, "server/package.json"), "utf8")).version as string;
+
+    beforeAll(async () => {
+      const serverTarball = tarballs.find((path) => /ir21-server-[\d.]+\.tgz$/.test(path))!;
+      project = join(work, "server-project");
+      mkdirSync(project);
+      const local = join(project, serverTarball.split("/").at(-1)!);
+      copyFileSync(serverTarball, local);
+      writeOfflineProject(project, local, join(root, "pnpm-lock.yaml"), "server", serverVersion, ["better-sqlite3"]);
+      const { stdout: storeDir } = await sh("pnpm", ["store", "path"], root);
+      // A fresh cache dir: no registry metadata to read, so any resolution beyond the lockfile would fail.
+      await sh("pnpm", ["install", "--frozen-lockfile", "--offline", "--ignore-workspace", "--store-dir", storeDir.trim(), "--cache-dir", join(work, "pnpm-cache")], project);
+      // pnpm's virtual store: one folder per package version, `name@version[_peers]` with `/` as `+`.
+      const virtualStore = join(project, "node_modules", ".pnpm");
+      const packages = readdirSync(virtualStore).filter((entry) => !entry.startsWith(".") && entry !== "node_modules" && entry !== "lock.yaml");
+      serverInstalled = { packages: packages.map((entry) => /^(@?[^@]+)@/.exec(entry)![1]!.replace("+", "/")).sort(), bytes: inventory(virtualStore).bytes };
+    }, STEP_TIMEOUT_MS);
+
+    it("installs the bundle and the declared dependencies only (no sources, no build tools), and answers --version", async () => {
+      const installedDir = join(project, "node_modules/@ir21/server");
+      const manifest = JSON.parse(readFileSync(join(installedDir, "package.json"), "utf8"));
+      expect(manifest.version).toBe(serverVersion);
+      // (node_modules there is pnpm's: the package's own .bin.)
+      expect(readdirSync(installedDir).filter((entry) => entry !== "node_modules").sort()).toEqual(["LICENSE", "bin", "dist", "package.json"]);
+      const names = serverInstalled.packages;
+      expect(names).toEqual(expect.arrayContaining(Object.keys(manifest.dependencies)));
+      expect(names.filter((name) => /^(tsx|esbuild|tsdown|vitest|redoc|@types\/better-sqlite3)$/.test(name))).toEqual([]);
+      const { stdout } = await sh(join(project, "node_modules/.bin/ir21-server"), ["--version"], project);
+      expect(stdout).toMatch(new RegExp(`^ir21-server ${serverVersion.replace(/\./g, "\\.")}( \\(commit [0-9a-f]{7,12}\\))?\n$`));
+      process.stderr.write(`installed @ir21/server: ${serverInstalled.packages.length} packages in node_modules/.pnpm, ${(serverInstalled.bytes / 1e6).toFixed(1)} MB\n`);
+    }, STEP_TIMEOUT_MS);
+
+    it("serves: first start imports the reference data, /readyz turns 200, the installed CLI reads /v1/meta, SIGTERM exits 0", async () => {
+      const data = join(work, "server-data");
+      mkdirSync(data);
+      const child = spawn(join(project, "node_modules/.bin/ir21-server"), ["serve"], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", HOME: join(work, "home"), NODE_ENV: "production", SESSION_SECRET: "s".repeat(48), OTP_PEPPER: "p".repeat(48), PUBLIC_ORIGIN: "https://ir21.example", HOST: "127.0.0.1", PORT: "0", DATA_DIR: data, DATABASE_URL: `file:${join(data, "ir21.sqlite")}`, LOG_LEVEL: "info" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout!.on("data", (chunk) => (output += chunk));
+      child.stderr!.on("data", (chunk) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      try {
+        const deadline = Date.now() + STEP_TIMEOUT_MS - 30_000;
+        let url: string | undefined;
+        let ready = 0;
+        while (Date.now() < deadline && ready !== 200) {
+          if (child.exitCode !== null) throw new Error(`ir21-server exited ${child.exitCode}:\n${output}`);
+          const line = output.split("\n").find((l) => l.includes('"ir21 server listening"'));
+          if (line) url ??= (JSON.parse(line) as { url: string }).url;
+          if (url) ready = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+          if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(ready, output).toBe(200);
+        expect(output).toContain("reference data imported");
+        const health = await fetch(`${url}/healthz`);
+        expect(health.headers.get("x-ir21-version")).toMatch(new RegExp(`^${serverVersion.replace(/\./g, "\\.")}(\\+[0-9a-f]{7,40})?$`));
+        const direct = (await (await fetch(`${url}/v1/meta`)).json()) as { data: { dataset_version: string } };
+        expect(direct.data.dataset_version).toMatch(/\S/);
+        const meta = JSON.parse((await ir21(["api", "GET", "/v1/meta"], { IR21_BASE_URL: url! })).stdout);
+        expect(meta.data.dataset_version).toBe(direct.data.dataset_version);
+        // A lookup answered from the imported reference data (libphonenumber through the installed dependencies).
+        const lookup = JSON.parse((await ir21(["api", "GET", "/v1/lookup?number=%2B8613912345678"], { IR21_BASE_URL: url! })).stdout);
+        expect(lookup.data.country_iso2).toBe("CN");
+      } finally {
+        child.kill("SIGTERM");
+      }
+      expect(await exited, output).toBe(0);
+    }, STEP_TIMEOUT_MS);
+  });
 });

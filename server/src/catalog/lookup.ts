@@ -1,5 +1,7 @@
 import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from "libphonenumber-js/max";
-import metadata from "libphonenumber-js/metadata.max.json" with { type: "json" };
+// Not `with { type: "json" }`: the exports map sends `import` to metadata.max.json.js, an ES module that
+// Node refuses to load as JSON (tsx let it pass in development; the bundle run by an installed package failed).
+import metadata from "libphonenumber-js/metadata.max.json";
 import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup, type ValidationReason } from "../contract/catalog.ts";
 import { AppError } from "../errors.ts";
 import { INTERNATIONAL } from "./importers/reference.ts";
