@@ -28,19 +28,27 @@ function resourceRoot(): string {
 }
 
 /** One prefix file, loaded lazily; a missing file is an empty map (most calling codes have no geocoding). */
-const files = new Map<string, Map<string, string>>();
-function prefixFile(relative: string): Map<string, string> {
-  let map = files.get(relative);
-  if (!map) {
+interface PrefixFile {
+  map: Map<string, string>;
+  /** The longest prefix in the file: probing starts there, not at the number's full length. */
+  maxLength: number;
+}
+const files = new Map<string, PrefixFile>();
+function prefixFile(relative: string): PrefixFile {
+  let file = files.get(relative);
+  if (!file) {
     const path = join(resourceRoot(), relative);
-    map = existsSync(path) ? new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>)) : new Map();
-    files.set(relative, map);
+    const map = existsSync(path) ? new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>)) : new Map<string, string>();
+    let maxLength = 0;
+    for (const key of map.keys()) if (key.length > maxLength) maxLength = key.length;
+    file = { map, maxLength };
+    files.set(relative, file);
   }
-  return map;
+  return file;
 }
 
-function longest(map: Map<string, string>, digits: string): string | null {
-  for (let n = digits.length; n > 0; n--) {
+function longest({ map, maxLength }: PrefixFile, digits: string): string | null {
+  for (let n = Math.min(digits.length, maxLength); n > 0; n--) {
     const value = map.get(digits.slice(0, n));
     if (value !== undefined) return value.trim() || null;
   }
@@ -75,7 +83,7 @@ export function locationOf(callingCode: string, nationalNumber: string, type: st
 export function timeZonesOf(e164Digits: string, callingCode: string, type: string | undefined, valid: boolean): string[] {
   if (!valid || !type) return [];
   const map = prefixFile("timezones.bson");
-  const zones = GEOGRAPHIC_TYPES.has(type) ? longest(map, e164Digits) : (map.get(callingCode) ?? null);
+  const zones = GEOGRAPHIC_TYPES.has(type) ? longest(map, e164Digits) : (map.map.get(callingCode) ?? null);
   return zones ? zones.split("&").filter((zone) => zone !== "Etc/Unknown") : [];
 }
 
