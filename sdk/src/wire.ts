@@ -237,6 +237,11 @@ export type NumberLookup = {
     international: string;
     rfc3966: string;
   } | null;
+  location: {
+    en: string | null;
+    zh: string | null;
+  } | null;
+  time_zones: string[];
   range_holder: string | null;
   range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: Operator | null;
@@ -244,6 +249,10 @@ export type NumberLookup = {
   range: NumberRange | null;
   network: Network | null;
   networks: Network[];
+  primary_network: {
+    mcc: string;
+    mnc: string;
+  } | null;
   match: {
     prefix: string;
     length: number;
@@ -264,6 +273,11 @@ export type PublicNumberLookup = {
     international: string;
     rfc3966: string;
   } | null;
+  location: {
+    en: string | null;
+    zh: string | null;
+  } | null;
+  time_zones: string[];
   range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
   operator: PublicOperator | null;
 };

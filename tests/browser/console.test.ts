@@ -355,9 +355,10 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await visible(card.getByText("Range holder"));
     expect(await card.textContent()).toMatch(/CN/);
     expect(await card.textContent()).toMatch(/China Mobile/);
-    // Location and time zones are optional: absent from the answer, absent from the card.
-    if (!("location" in realAnswer)) expect(await card.getByText("Location", { exact: true }).count()).toBe(0);
-    if (!("time_zones" in realAnswer) && !("time_zone" in realAnswer)) expect(await card.getByText("Time zones", { exact: true }).count()).toBe(0);
+    // Location and time zones from the server's own answer (libphonenumber's geocoding line
+    // 861391234|Changzhou, Jiangsu; +86 → Asia/Shanghai), shown in the reader's language.
+    expect(realAnswer).toMatchObject({ location: { en: "Changzhou, Jiangsu", zh: "江苏省常州市" }, time_zones: ["Asia/Shanghai"] });
+    expect(await card.textContent()).toMatch(/Location\s*Changzhou, Jiangsu.*Time zones\s*Asia\/Shanghai/s);
     await audit("explorer-lookup");
 
     // An answer that carries them (the server's own answer, with the two fields added on the way).

@@ -251,7 +251,7 @@ describe("the packed @ir21/sdk", () => {
       csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,source_license,source_attribution", true, true],
       snapshot: [true, true, true],
       sync: { version: true, resets: 1, applied: 0, ordered: true },
-      anonymous: ["UNAUTHORIZED", "country_iso2,formats,number,number_type,operator,range_holder,range_holder_reason,valid,validation_reason"],
+      anonymous: ["UNAUTHORIZED", "country_iso2,formats,location,number,number_type,operator,range_holder,range_holder_reason,time_zones,valid,validation_reason"],
     });
     expect(report.webhooks).toEqual({
       eventId: "evt_consumer_1",

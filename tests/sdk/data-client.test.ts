@@ -210,6 +210,8 @@ describe("data client access and errors", () => {
       validation_reason: null,
       number_type: "mobile",
       formats: { e164: "+8613912345678", national: "139 1234 5678", international: "+86 139 1234 5678", rfc3966: "tel:+86-139-1234-5678" },
+      location: { en: "Changzhou, Jiangsu", zh: "江苏省常州市" },
+      time_zones: ["Asia/Shanghai"],
       range_holder: "China Mobile",
       range_holder_reason: null,
       operator: { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile" },

@@ -7,6 +7,7 @@ import { AppError } from "../errors.ts";
 import { INTERNATIONAL } from "./importers/reference.ts";
 import type { LookupIndex } from "./lookup-index.ts";
 import { CARRIER_KINDS, kindOfType } from "./number-kind.ts";
+import { locationOf, primaryNetwork, timeZonesOf } from "./number-geo.ts";
 import { currentOperator } from "./operator-lineage.ts";
 
 /** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
@@ -61,9 +62,11 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     validation_reason: valid ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
     number_type: type ? type.toLowerCase() : null,
     formats,
+    location: locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid),
+    time_zones: timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
     note: LOOKUP_NOTE,
   };
-  const nothing = { range_holder: null, operator: null, current_operator: null, range: null, network: null, networks: [], match: null };
+  const nothing = { range_holder: null, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null, match: null };
   if (!valid) return { ...base, ...nothing, range_holder_reason: "invalid_number" };
   if (!CARRIER_KINDS.has(kind)) return { ...base, ...nothing, range_holder_reason: "type_not_served" };
   const hit = index.e164.longest(parsed.number.slice(1));
@@ -82,6 +85,7 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     range,
     network,
     networks,
+    primary_network: primaryNetwork(network, networks, countryIso2 ?? range.country_iso2),
     match: { prefix: hit.prefix, length: hit.prefix.length },
   };
 }
@@ -112,6 +116,8 @@ function unanswered(e164: string, countryIso2: string | null, reason: Validation
     validation_reason: reason,
     number_type: null,
     formats: null,
+    location: null,
+    time_zones: [],
     range_holder: null,
     range_holder_reason: "invalid_number",
     operator: null,
@@ -119,6 +125,7 @@ function unanswered(e164: string, countryIso2: string | null, reason: Validation
     range: null,
     network: null,
     networks: [],
+    primary_network: null,
     match: null,
     note: LOOKUP_NOTE,
   };

@@ -242,6 +242,16 @@ export const NumberFormats = z
   })
   .meta({ id: "NumberFormats" });
 
+/** Where a geographic number belongs, from libphonenumber's geocoding data; each language from its own file. */
+export const NumberLocation = z
+  .object({
+    /** e.g. "Changzhou, Jiangsu"; null when the English data has no entry. */
+    en: z.string().nullable(),
+    /** e.g. "江苏省常州市"; null when the Chinese data has no entry (no fallback to English). */
+    zh: z.string().nullable(),
+  })
+  .meta({ id: "NumberLocation" });
+
 export const NumberLookup = z
   .object({
     /** The number in E.164, e.g. +8613912345678. */
@@ -259,6 +269,13 @@ export const NumberLookup = z
     number_type: z.string().nullable(),
     /** The number written out by libphonenumber; null when it could not be parsed at all. */
     formats: NumberFormats.nullable(),
+    /**
+     * Place of a valid fixed-line or mobile number from libphonenumber's geocoding data (often only the
+     * country, often nothing for mobiles; Chinese mobiles to the city). Null when neither language has data.
+     */
+    location: NumberLocation.nullable(),
+    /** IANA time zones of the number from libphonenumber's time-zone map; [] for an invalid number or when unknown. */
+    time_zones: z.array(z.string()),
     /**
      * Named only for a valid number of a type libphonenumber's carrier mapper serves (mobile,
      * fixed_line_or_mobile, pager); see range_holder_reason when null.
@@ -280,6 +297,11 @@ export const NumberLookup = z
     network: Network.nullable(),
     /** Every network of the operator (an operator often has several PLMNs). */
     networks: z.array(Network),
+    /**
+     * The primary MCC/MNC of the operator: the number's network when known, else the operator's
+     * operational networks, those of the number's country first, lowest MCC then MNC (docs/api.md).
+     */
+    primary_network: z.object({ mcc: z.string(), mnc: z.string() }).nullable(),
     match: z.object({ prefix: z.string(), length: z.number().int() }).nullable(),
     note: z.string(),
   })
@@ -292,6 +314,8 @@ export const PublicNumberLookup = NumberLookup.pick({
   validation_reason: true,
   number_type: true,
   formats: true,
+  location: true,
+  time_zones: true,
   range_holder: true,
   range_holder_reason: true,
 })

