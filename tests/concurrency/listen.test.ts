@@ -62,7 +62,10 @@ describe("listen deliveries in parallel", () => {
     expectNoServerErrors(triggers);
     expect(tally(triggers).status).toEqual({ 200: N });
     const rows = await server.deps.db.selectFrom("webhook_listen_deliveries").select(["id", "event_id", "session_id"]).where("user_id", "=", owner.userId).execute();
-    expect(rows).toHaveLength(2 * N);
+    // Seen once in CI on MariaDB (39 rows of 40, not reproduced since): the message says which trigger
+    // answered fewer deliveries than open sessions, to tell a missed session from a lost insert.
+    const answered = triggers.map((t) => (t.body as { data?: { deliveries?: unknown[] } } | null)?.data?.deliveries?.length ?? null);
+    expect(rows, `deliveries per trigger answer: ${JSON.stringify(answered)}`).toHaveLength(2 * N);
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(N);
 
     // One delivery on the stream, awaiting its report; N forwarders report it at once.
