@@ -1,12 +1,12 @@
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
-import type { DeliveryStatus, WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
-import { listingOf } from "../../cursors.ts";
+import type { WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
 import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import type { WebhookEnv } from "../env.ts";
 import { ownSubscription } from "../subscriptions/subscriptions.ts";
 import type { WebhookAttemptTable, WebhookDeliveryTable } from "../tables.ts";
+import { pageOfDeliveries, type DeliveryListInput } from "./paging.ts";
 
 export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
   return {
@@ -46,46 +46,12 @@ export function toAttempt(row: WebhookAttemptTable): WebhookAttempt {
   };
 }
 
-/** The position inside a cursor: base64url of the last row's sort key (created_at, id); sealed for its listing (cursors.ts). */
-export function encodePosition(row: { created_at: number; id: string }): string {
-  return Buffer.from(JSON.stringify([Number(row.created_at), row.id])).toString("base64url");
-}
-
-export function decodePosition(position: string): { createdAt: number; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(position, "base64url").toString("utf8")) as [unknown, unknown];
-    if (typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof id === "string" && id.length <= 64) return { createdAt, id };
-  } catch {
-    // fall through
-  }
-  throw new AppError("INVALID_REQUEST", "cursor: not a cursor returned by a previous page");
-}
-
-export interface DeliveryListInput {
-  cursor?: string;
-  limit: number;
-  status?: DeliveryStatus;
-  event_id?: string;
-}
-
 /** Newest first; `total` counts every delivery matching the filters (not just this page). */
 export async function listDeliveries(env: WebhookEnv, userId: string, subscriptionId: string, input: DeliveryListInput) {
   await ownSubscription(env.db, userId, subscriptionId);
-  let filtered = env.db.selectFrom("webhook_deliveries").where("subscription_id", "=", subscriptionId).where("user_id", "=", userId);
-  if (input.status) filtered = filtered.where("status", "=", input.status);
-  if (input.event_id) filtered = filtered.where("event_id", "=", input.event_id);
-  const { n } = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  let page = filtered.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(input.limit + 1);
   // The account and subscription are part of the listing: a cursor works only where it was issued.
-  const listing = listingOf(`deliveries:${userId}:${subscriptionId}`, { status: input.status, event_id: input.event_id });
-  if (input.cursor) {
-    const after = decodePosition(env.cursors.open(listing, input.cursor));
-    page = page.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
-  }
-  const rows = await page.execute();
-  const items = rows.slice(0, input.limit);
-  const more = rows.length > input.limit;
-  return { items: items.map(toDelivery), total: Number(n), next_cursor: more ? env.cursors.seal(listing, encodePosition(items[items.length - 1]!)) : null };
+  const page = await pageOfDeliveries(env, { table: "webhook_deliveries", owner: "subscription_id", ownerId: subscriptionId, userId, listing: `deliveries:${userId}:${subscriptionId}` }, input);
+  return { items: page.rows.map(toDelivery), total: page.total, next_cursor: page.next_cursor };
 }
 
 async function ownDelivery(env: WebhookEnv, userId: string, subscriptionId: string, deliveryId: string): Promise<WebhookDeliveryTable> {

@@ -3,12 +3,12 @@ import { toIso } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
 import { dialectOf, type Db } from "../../db/db.ts";
-import { listingOf } from "../../cursors.ts";
 import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { keptBody, keptHeaders, redactSecrets } from "../delivery/answer.ts";
-import { decodePosition, encodePosition, toAttempt } from "../delivery-log/deliveries.ts";
+import { toAttempt } from "../delivery-log/deliveries.ts";
+import { pageOfDeliveries, type DeliveryListInput } from "../delivery-log/paging.ts";
 import { sampleEvent, scopeOf } from "../delivery-log/sample-events.ts";
 import type { WebhookEnv } from "../env.ts";
 import type { WebhookListenDeliveryTable } from "../tables.ts";
@@ -269,30 +269,12 @@ export async function triggerListenEvent(env: WebhookEnv, userId: string, type: 
   return { event, deliveries: rows.map((r) => ({ session_id: r.session_id, delivery_id: r.id })) };
 }
 
-export interface ListenDeliveryQuery {
-  cursor?: string;
-  limit: number;
-  status?: WebhookDelivery["status"];
-  event_id?: string;
-}
-
-/** A session's deliveries, newest first, paged like a subscription's. */
-export async function listListenDeliveries(env: WebhookEnv, userId: string, sessionId: string, input: ListenDeliveryQuery) {
+/** A session's deliveries, newest first, paged like a subscription's (delivery-log/paging.ts). */
+export async function listListenDeliveries(env: WebhookEnv, userId: string, sessionId: string, input: DeliveryListInput) {
   await ownListenSession(env.db, userId, sessionId);
-  let filtered = env.db.selectFrom("webhook_listen_deliveries").where("session_id", "=", sessionId).where("user_id", "=", userId);
-  if (input.status) filtered = filtered.where("status", "=", input.status);
-  if (input.event_id) filtered = filtered.where("event_id", "=", input.event_id);
-  const { n } = await filtered.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  let page = filtered.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(input.limit + 1);
   // A cursor works only for the listing it was issued for (cursors.ts).
-  const listing = listingOf(`listen-deliveries:${userId}:${sessionId}`, { status: input.status, event_id: input.event_id });
-  if (input.cursor) {
-    const after = decodePosition(env.cursors.open(listing, input.cursor));
-    page = page.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
-  }
-  const rows = await page.execute();
-  const items = rows.slice(0, input.limit);
-  return { items: items.map(toListenDelivery), total: Number(n), next_cursor: rows.length > input.limit ? env.cursors.seal(listing, encodePosition(items.at(-1)!)) : null };
+  const page = await pageOfDeliveries(env, { table: "webhook_listen_deliveries", owner: "session_id", ownerId: sessionId, userId, listing: `listen-deliveries:${userId}:${sessionId}` }, input);
+  return { items: page.rows.map(toListenDelivery), total: page.total, next_cursor: page.next_cursor };
 }
 
 /** One delivery with its attempts (what the local receiver answered) and the event as sent. */

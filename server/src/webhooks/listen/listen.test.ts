@@ -234,6 +234,43 @@ describe("deliveries", () => {
     stream.close();
   });
 
+  it("pages a session's deliveries newest first by cursor, filters by status, and keeps each cursor to its listing", async () => {
+    await endAll(alice);
+    const stream = await openStream(server, alice);
+    const ready = (await stream.next())!.data;
+    const base = `/console/listen-sessions/${ready.session.id}/deliveries`;
+    // One trigger a second, so the order they were sent in is the order the listing must reverse.
+    const sent: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      sent.push((await trigger(alice)).body.data.deliveries[0].delivery_id);
+      server.clock.advance(1_000);
+    }
+    await listenHub(server.deps).settle();
+    const seen: string[] = [];
+    const totals: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await call(alice, "GET", `${base}?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      expect(page.body.data.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.data.items.map((d: any) => d.id));
+      totals.push(page.body.data.total);
+      cursor = page.body.data.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([...sent].reverse());
+    expect(totals).toEqual([5, 5, 5]);
+    // Two went out and wait for their reports; the buffer was full for the other three (backpressure).
+    const failed = await call(alice, "GET", `${base}?status=failed&limit=2`);
+    expect(failed.body.data).toMatchObject({ total: 3 });
+    expect(failed.body.data.items.every((d: any) => d.status === "failed")).toBe(true);
+    // A cursor of the filtered listing is refused on the unfiltered one, and on another account's session.
+    const filteredCursor = failed.body.data.next_cursor as string;
+    expect((await call(alice, "GET", `${base}?limit=2&cursor=${filteredCursor}`)).body.code).toBe("INVALID_REQUEST");
+    expect((await call(alice, "GET", `${base}?limit=2&cursor=!!`)).status).toBe(400);
+    expect((await call(bob, "GET", `${base}?limit=2`)).status).toBe(404);
+    stream.close();
+  });
+
   it("a delivery without a report in time fails as no_report, with the attempt recorded", async () => {
     await endAll(alice);
     const stream = await openStream(server, alice);
