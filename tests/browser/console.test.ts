@@ -288,17 +288,18 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
       await panel.getByRole("button", { name: "Refresh sessions" }).click();
       const row = panel.getByRole("row", { name: new RegExp(sessionId) });
       await visible(row);
-      expect(await row.textContent()).toMatch(/Open.*1 types.*http:\/\/localhost:3000\/webhooks/s);
+      expect(await row.textContent()).toMatch(/Open.*1 type(?!s).*http:\/\/localhost:3000\/webhooks/s);
 
       // Trigger a type outside the session's filter: a test event goes to every open session.
       await panel.getByRole("button", { name: "Trigger a test event" }).click();
       const trigger = page.getByRole("dialog", { name: "Trigger a test event" });
       await visible(trigger);
+      await visible(trigger.getByText("One test event of the chosen type goes to your 1 open session, whatever its filters."));
       await trigger.getByRole("radio", { name: "ir21.number_range.added", exact: true }).check();
       await visible(trigger.getByText("A number range was added."));
       await audit("listen-trigger");
       await trigger.getByRole("button", { name: "Send to open sessions" }).click();
-      await visible(trigger.getByText(/ir21\.number_range\.added sent to 1 sessions/));
+      await visible(trigger.getByText(/ir21\.number_range\.added sent to 1 session\./));
       const message = (await stream.next()).value;
       if (message?.type !== "delivery") throw new Error(`expected a delivery, got ${JSON.stringify(message)}`);
       const delivery = message.delivery;
@@ -424,6 +425,8 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await audit("usage-zh");
     await visit("/webhooks", "Webhook", "webhooks-zh");
     await visible(page.getByRole("region", { name: "监听会话" }).getByText("ir21 listen --forward-to"));
+    // Chinese has one form for every count: the ended session of the test above listened to 1 type.
+    expect(await page.getByRole("region", { name: "你的监听会话" }).getByRole("row").nth(1).textContent()).toMatch(/已结束.*1 种/s);
     // A location given per language is shown in the reader's.
     await page.route("**/v1/lookup?*", async (route) => {
       const response = await route.fetch();

@@ -1,4 +1,8 @@
-/** The console's English text; zh.ts must have every key (a missing one fails the type check). */
+/**
+ * The console's English text; zh.ts must have every key (a missing one fails the type check).
+ * A count's text has one key per plural category the language uses (`.one`, `.other`: the categories
+ * of Intl.PluralRules), read with `tn(base, n)` (i18n.tsx).
+ */
 export const en = {
   "brand.console": "console",
   "nav.skip": "Skip to content",
@@ -173,7 +177,8 @@ export const en = {
   "webhooks.urlHint": "A public HTTPS URL. Private, loopback and cloud-metadata addresses are refused, and redirects are not followed.",
   "webhooks.events": "Event types",
   "webhooks.eventsHint": "Choose at least one. ir21.catalog.updated (reload everything) is delivered whatever the filters below say.",
-  "webhooks.eventCount": "{n} types",
+  "webhooks.eventCount.one": "{n} type",
+  "webhooks.eventCount.other": "{n} types",
   "webhooks.filters": "Filters",
   "webhooks.noFilter": "All countries and operators",
   "webhooks.countriesList": "countries {list}",
@@ -298,9 +303,11 @@ export const en = {
   "listen.endConfirm": "End session",
   "listen.endBody": "The stream closes and the session cannot be resumed; ir21 listen stops. Start a new one when you need it.",
   "listen.triggerTitle": "Trigger a test event",
-  "listen.triggerIntro": "One test event of the chosen type goes to each of your {n} open sessions, whatever their filters.",
+  "listen.triggerIntro.one": "One test event of the chosen type goes to your {n} open session, whatever its filters.",
+  "listen.triggerIntro.other": "One test event of the chosen type goes to each of your {n} open sessions, whatever their filters.",
   "listen.triggerSend": "Send to open sessions",
-  "listen.triggered": "{type} sent to {n} sessions. Each delivery shows what your local receiver answered once ir21 listen reports it.",
+  "listen.triggered.one": "{type} sent to {n} session. Its delivery shows what your local receiver answered once ir21 listen reports it.",
+  "listen.triggered.other": "{type} sent to {n} sessions. Each delivery shows what your local receiver answered once ir21 listen reports it.",
   "listen.openDeliveryOf": "Open the delivery to {id}",
   "listen.notFound": "Listen session not found",
   "listen.sessionTitle": "Listen session",
@@ -413,3 +420,8 @@ export const en = {
 } as const;
 
 export type MessageKey = keyof typeof en;
+
+/** The keys of a count's text in one plural category, e.g. "webhooks.eventCount.one". */
+export type PluralFormKey<Category extends Intl.LDMLPluralRule> = Extract<MessageKey, `${string}.${Category}`>;
+/** A count's text by its base key, e.g. "webhooks.eventCount" (every one has an `.other` form). */
+export type PluralKey = MessageKey extends infer K ? (K extends `${infer Base}.other` ? Base : never) : never;

@@ -1,16 +1,17 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { en, type MessageKey } from "./en.ts";
+import { en, type MessageKey, type PluralKey } from "./en.ts";
 import { zh } from "./zh.ts";
 
 /**
  * UI text in English and Simplified Chinese. Hand-rolled rather than a library (i18next, lingui):
  * two languages, plain `{name}` placeholders and the platform's Intl for numbers and dates is all the
  * console needs, and a typed key set makes a missing translation a compile error (zh.ts is
- * `Record<MessageKey, string>`). The choice is kept in localStorage under `ir21.lang` — a display
- * preference, never anything of the session.
+ * `Record<MessageKey, string>`). Counts take the form of their plural category by the platform's
+ * Intl.PluralRules (`tn`): English "1 type" / "2 types"; Chinese has one form. The choice is kept in
+ * localStorage under `ir21.lang` — a display preference, never anything of the session.
  */
 export type Lang = "en" | "zh-CN";
-const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, "zh-CN": zh };
+const MESSAGES: Record<Lang, Partial<Record<MessageKey, string>>> = { en, "zh-CN": zh };
 const STORAGE_KEY = "ir21.lang";
 
 export function preferredLang(): Lang {
@@ -30,6 +31,8 @@ export interface I18n {
   lang: Lang;
   setLang(lang: Lang): void;
   t(key: MessageKey, vars?: Vars): string;
+  /** A count's text in the plural form the language uses for `n` (given to the text as `{n}`). */
+  tn(key: PluralKey, n: number, vars?: Vars): string;
   number(value: number): string;
   /** Date and time in the reader's time zone, e.g. "2026-09-08 14:03". */
   dateTime(iso: string | null | undefined): string;
@@ -58,6 +61,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     const numberFormat = new Intl.NumberFormat(lang);
     const dateTimeFormat = new Intl.DateTimeFormat(lang, { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hour12: false });
     const dateFormat = new Intl.DateTimeFormat(lang, { year: "numeric", month: "2-digit", day: "2-digit" });
+    const pluralRules = new Intl.PluralRules(lang);
     const t = (key: MessageKey, vars?: Vars) => {
       const text = messages[key] ?? en[key];
       return vars ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole)) : text;
@@ -66,6 +70,11 @@ export function I18nProvider({ children }: { children: ReactNode }) {
       lang,
       setLang,
       t,
+      tn(key, n, vars) {
+        // A language has the forms of the categories it uses; every count has `.other`.
+        const form = `${key}.${pluralRules.select(n)}` as MessageKey;
+        return t(form in messages ? form : (`${key}.other` as MessageKey), { ...vars, n });
+      },
       number: (value) => numberFormat.format(value),
       dateTime: (iso) => (iso ? dateTimeFormat.format(new Date(iso)) : "—"),
       date: (iso) => (iso ? dateFormat.format(new Date(iso)) : "—"),

@@ -1,7 +1,10 @@
-import type { MessageKey } from "./en.ts";
+import type { MessageKey, PluralFormKey } from "./en.ts";
 
-/** 控制台的简体中文文本：与 en.ts 同一组键，缺一个即类型检查失败。 */
-export const zh: Record<MessageKey, string> = {
+/**
+ * 控制台的简体中文文本：与 en.ts 同一组键，缺一个即类型检查失败。计数文本只有 `.other`：中文不分单复数
+ * （Intl.PluralRules("zh-CN") 只选 "other"），所以不需要 `.one`。
+ */
+export const zh: Record<Exclude<MessageKey, PluralFormKey<"one">>, string> = {
   "brand.console": "控制台",
   "nav.skip": "跳到正文",
   "nav.label": "控制台",
@@ -175,7 +178,7 @@ export const zh: Record<MessageKey, string> = {
   "webhooks.urlHint": "公网 HTTPS URL。私有网络、回环和云元数据地址会被拒绝，且不跟随重定向。",
   "webhooks.events": "事件类型",
   "webhooks.eventsHint": "至少选择一种。无论下方筛选如何，ir21.catalog.updated（全部重新加载）都会投递。",
-  "webhooks.eventCount": "{n} 种",
+  "webhooks.eventCount.other": "{n} 种",
   "webhooks.filters": "筛选",
   "webhooks.noFilter": "所有国家和运营商",
   "webhooks.countriesList": "国家 {list}",
@@ -300,9 +303,9 @@ export const zh: Record<MessageKey, string> = {
   "listen.endConfirm": "结束会话",
   "listen.endBody": "数据流将关闭，会话无法恢复；ir21 listen 会停止。需要时请重新启动一个。",
   "listen.triggerTitle": "触发测试事件",
-  "listen.triggerIntro": "所选类型的一个测试事件将发送到你的 {n} 个已打开会话，不受其过滤条件限制。",
+  "listen.triggerIntro.other": "所选类型的一个测试事件将发送到你的 {n} 个已打开会话，不受其过滤条件限制。",
   "listen.triggerSend": "发送到已打开的会话",
-  "listen.triggered": "{type} 已发送到 {n} 个会话。ir21 listen 报告后，每次投递会显示本地接收端的响应。",
+  "listen.triggered.other": "{type} 已发送到 {n} 个会话。ir21 listen 报告后，每次投递会显示本地接收端的响应。",
   "listen.openDeliveryOf": "打开发往 {id} 的投递",
   "listen.notFound": "未找到监听会话",
   "listen.sessionTitle": "监听会话",

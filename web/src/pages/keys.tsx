@@ -4,7 +4,8 @@ import { api } from "../api.ts";
 import { useI18n } from "../i18n/i18n.tsx";
 import { ConfirmDialog, Dialog } from "../ui/dialog.tsx";
 import { ErrorNotice } from "../ui/error-notice.tsx";
-import { Loading, PageTitle, TableWrap } from "../ui/layout-bits.tsx";
+import { Loading, PageTitle } from "../ui/layout-bits.tsx";
+import { RevocableTable } from "../ui/revocable-table.tsx";
 import { SecretOnce } from "../ui/secret.tsx";
 
 const KEYS = ["console", "apiKeys"] as const;
@@ -62,42 +63,26 @@ export default function KeysPage() {
       {keys.isError ? <ErrorNotice error={keys.error} /> : null}
       {keys.data && keys.data.items.length === 0 ? <p className="muted">{t("keys.none")}</p> : null}
       {keys.data && keys.data.items.length > 0 ? (
-        <TableWrap label={t("keys.listTitle")}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("keys.name")}</th>
-                <th scope="col">{t("keys.prefix")}</th>
-                <th scope="col">{t("common.created")}</th>
-                <th scope="col">{t("keys.lastUsed")}</th>
-                <th scope="col">{t("common.status")}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t("common.actions")}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.items.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>{dateTime(key.created_at)}</td>
-                  <td>{key.last_used_at ? dateTime(key.last_used_at) : t("keys.neverUsed")}</td>
-                  <td>{key.revoked_at ? <span className="badge badge-muted">{t("keys.revokedAt", { at: dateTime(key.revoked_at) })}</span> : <span className="badge badge-ok">{t("keys.active")}</span>}</td>
-                  <td>
-                    {key.revoked_at ? null : (
-                      <button type="button" className="button-danger-outline" onClick={() => setRevoking({ id: key.id, name: key.name })} aria-label={t("keys.revokeNamed", { name: key.name })}>
-                        {t("keys.revoke")}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <RevocableTable
+          label={t("keys.listTitle")}
+          items={keys.data.items}
+          name={{ header: t("keys.name"), cell: (key) => key.name }}
+          columns={[
+            { header: t("keys.prefix"), cell: (key) => <code>{key.prefix}…</code> },
+            { header: t("common.created"), cell: (key) => dateTime(key.created_at) },
+            { header: t("keys.lastUsed"), cell: (key) => (key.last_used_at ? dateTime(key.last_used_at) : t("keys.neverUsed")) },
+            {
+              header: t("common.status"),
+              cell: (key) => (key.revoked_at ? <span className="badge badge-muted">{t("keys.revokedAt", { at: dateTime(key.revoked_at) })}</span> : <span className="badge badge-ok">{t("keys.active")}</span>),
+            },
+          ]}
+          revoke={{
+            label: () => t("keys.revoke"),
+            accessibleName: (key) => t("keys.revokeNamed", { name: key.name }),
+            available: (key) => !key.revoked_at,
+            onClick: (key) => setRevoking({ id: key.id, name: key.name }),
+          }}
+        />
       ) : null}
 
       <Dialog open={created !== null} title={t("keys.createdTitle", { name: created?.name ?? "" })} onClose={() => setCreated(null)} wide>
@@ -115,12 +100,8 @@ export default function KeysPage() {
         title={t("keys.revokeTitle", { name: revoking?.name ?? "" })}
         confirmLabel={t("keys.revokeConfirm")}
         onConfirm={() => revoking && revoke.mutate(revoking.id)}
-        onClose={() => {
-          setRevoking(null);
-          revoke.reset();
-        }}
-        busy={revoke.isPending}
-        error={revoke.isError ? <ErrorNotice error={revoke.error} /> : null}
+        onClose={() => setRevoking(null)}
+        mutation={revoke}
       >
         <p>{t("keys.revokeBody")}</p>
       </ConfirmDialog>

@@ -6,7 +6,8 @@ import { useI18n } from "../i18n/i18n.tsx";
 import { ME } from "../session.tsx";
 import { ConfirmDialog } from "../ui/dialog.tsx";
 import { ErrorNotice } from "../ui/error-notice.tsx";
-import { Loading, PageTitle, TableWrap } from "../ui/layout-bits.tsx";
+import { Loading, PageTitle } from "../ui/layout-bits.tsx";
+import { RevocableTable } from "../ui/revocable-table.tsx";
 
 const SESSIONS = ["console", "sessions"] as const;
 
@@ -49,36 +50,27 @@ export default function SessionsPage() {
       {sessions.isPending ? <Loading /> : null}
       {sessions.isError ? <ErrorNotice error={sessions.error} /> : null}
       {sessions.data ? (
-        <TableWrap label={t("sessions.title")}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("sessions.session")}</th>
-                <th scope="col">{t("sessions.signedIn")}</th>
-                <th scope="col">{t("sessions.expires")}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t("common.actions")}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.data.items.map((session) => (
-                <tr key={session.id} className={session.current ? "row-current" : undefined}>
-                  <th scope="row">
-                    <code>{session.id}</code> {session.current ? <span className="badge badge-ok">{t("sessions.current")}</span> : null}
-                  </th>
-                  <td>{dateTime(session.created_at)}</td>
-                  <td>{dateTime(session.expires_at)}</td>
-                  <td>
-                    <button type="button" className="button-danger-outline" onClick={() => setRevoking({ id: session.id, current: session.current })}>
-                      {session.current ? t("sessions.revokeCurrent") : t("sessions.revoke")}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <RevocableTable
+          label={t("sessions.title")}
+          items={sessions.data.items}
+          name={{
+            header: t("sessions.session"),
+            cell: (session) => (
+              <>
+                <code>{session.id}</code> {session.current ? <span className="badge badge-ok">{t("sessions.current")}</span> : null}
+              </>
+            ),
+          }}
+          columns={[
+            { header: t("sessions.signedIn"), cell: (session) => dateTime(session.created_at) },
+            { header: t("sessions.expires"), cell: (session) => dateTime(session.expires_at) },
+          ]}
+          rowClassName={(session) => (session.current ? "row-current" : undefined)}
+          revoke={{
+            label: (session) => (session.current ? t("sessions.revokeCurrent") : t("sessions.revoke")),
+            onClick: (session) => setRevoking({ id: session.id, current: session.current }),
+          }}
+        />
       ) : null}
 
       <section className="card">
@@ -99,12 +91,8 @@ export default function SessionsPage() {
         title={revoking?.current ? t("sessions.revokeCurrentTitle") : t("sessions.revokeTitle")}
         confirmLabel={revoking?.current ? t("sessions.revokeCurrent") : t("sessions.revoke")}
         onConfirm={() => revoking && revoke.mutate(revoking.id)}
-        onClose={() => {
-          setRevoking(null);
-          revoke.reset();
-        }}
-        busy={revoke.isPending}
-        error={revoke.isError ? <ErrorNotice error={revoke.error} /> : null}
+        onClose={() => setRevoking(null)}
+        mutation={revoke}
       >
         <p>{revoking?.current ? t("sessions.revokeCurrentBody") : t("sessions.revokeBody")}</p>
       </ConfirmDialog>
@@ -113,12 +101,8 @@ export default function SessionsPage() {
         title={t("sessions.revokeOthers")}
         confirmLabel={t("sessions.revokeOthersConfirm", { n: others })}
         onConfirm={() => revokeOthers.mutate()}
-        onClose={() => {
-          setConfirmOthers(false);
-          revokeOthers.reset();
-        }}
-        busy={revokeOthers.isPending}
-        error={revokeOthers.isError ? <ErrorNotice error={revokeOthers.error} /> : null}
+        onClose={() => setConfirmOthers(false)}
+        mutation={revokeOthers}
       >
         <p>{t("sessions.othersBody")}</p>
       </ConfirmDialog>

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from "react";
 import { useI18n } from "../i18n/i18n.tsx";
+import { ErrorNotice } from "./error-notice.tsx";
 
 /**
  * A modal dialog on the native <dialog> element: showModal() makes the rest of the page inert and
@@ -54,27 +55,35 @@ export function Dialog({ open, title, onClose, children, wide }: { open: boolean
   );
 }
 
-/** "Are you sure?" for destructive actions; the confirm button says what it does. */
-export function ConfirmDialog(props: {
-  open: boolean;
-  title: string;
-  confirmLabel: string;
-  onConfirm: () => void;
-  onClose: () => void;
-  busy?: boolean;
-  children?: ReactNode;
-  error?: ReactNode;
-}) {
+/** What {@link ConfirmDialog} needs of the mutation it confirms (a TanStack Query `useMutation` result). */
+export interface ConfirmedMutation {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  reset(): void;
+}
+
+/**
+ * "Are you sure?" for destructive actions; the confirm button says what it does. It is busy while
+ * `mutation` runs, shows its error, and closing (Cancel, Escape) resets it, so a failure is not shown
+ * again the next time the dialog opens.
+ */
+export function ConfirmDialog(props: { open: boolean; title: string; confirmLabel: string; onConfirm: () => void; onClose: () => void; mutation: ConfirmedMutation; children?: ReactNode }) {
   const { t } = useI18n();
+  const { mutation } = props;
+  const close = () => {
+    props.onClose();
+    mutation.reset();
+  };
   return (
-    <Dialog open={props.open} title={props.title} onClose={props.onClose}>
+    <Dialog open={props.open} title={props.title} onClose={close}>
       {props.children}
-      {props.error}
+      {mutation.isError ? <ErrorNotice error={mutation.error} /> : null}
       <div className="actions">
-        <button type="button" className="button-danger" onClick={props.onConfirm} disabled={props.busy}>
+        <button type="button" className="button-danger" onClick={props.onConfirm} disabled={mutation.isPending}>
           {props.confirmLabel}
         </button>
-        <button type="button" className="button-secondary" onClick={props.onClose} autoFocus>
+        <button type="button" className="button-secondary" onClick={close} autoFocus>
           {t("common.cancel")}
         </button>
       </div>

@@ -1,43 +1,33 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { Link, useLocation } from "wouter";
 import { api } from "../../api.ts";
 import { useI18n } from "../../i18n/i18n.tsx";
 import { ConfirmDialog, Dialog } from "../../ui/dialog.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
-import { Loading, PageTitle, Pager, TableWrap } from "../../ui/layout-bits.tsx";
-import { useCursorPages } from "../../ui/cursor-pages.ts";
+import { Loading } from "../../ui/layout-bits.tsx";
 import { SecretOnce } from "../../ui/secret.tsx";
 import { useSecondsLeft } from "../../ui/time.ts";
+import { DeliveryTable, DeliveryToolbar, useDeliveryLog } from "./delivery-log.tsx";
 import { EventTypeChoice, type TestChoice } from "./event-type-choice.tsx";
 import { filtersText } from "./list.tsx";
-import { DELIVERY_STATUSES, WEBHOOKS, deliveriesKey, statusLabel, useWebhook } from "./shared.ts";
+import { WEBHOOKS, deliveriesKey, useWebhook } from "./shared.ts";
+import { EventTypeList, SubpageNotFound, SubpageTitle } from "./subpage.tsx";
 import type { WebhookSubscription } from "@ir21/sdk";
 
 const RETRY_BATCH_MAX = 20;
-const PAGE_SIZE = 20;
 
 /** One subscription: its settings and actions, its secret rotation, and its deliveries. */
 export default function WebhookPage({ id }: { id: string }) {
   const { t } = useI18n();
   const { item, query } = useWebhook(id);
   if (item === undefined) return query.isError ? <ErrorNotice error={query.error} /> : <Loading />;
-  if (item === null) {
-    return (
-      <>
-        <PageTitle text={t("webhooks.notFound")} />
-        <Link href="/webhooks">{t("webhooks.backToList")}</Link>
-      </>
-    );
-  }
+  if (item === null) return <SubpageNotFound title={t("webhooks.notFound")} />;
   return (
     <>
-      <p className="breadcrumb">
-        <Link href="/webhooks">{t("nav.webhooks")}</Link>
-      </p>
-      <PageTitle text={t("webhooks.detailTitle")}>
-        {t("webhooks.detailTitle")} <span className="url subtitle">{item.url}</span>
-      </PageTitle>
+      <SubpageTitle title={t("webhooks.detailTitle")}>
+        <span className="url subtitle">{item.url}</span>
+      </SubpageTitle>
       <Settings item={item} />
       <Rotation item={item} />
       <Deliveries item={item} />
@@ -86,13 +76,7 @@ function Settings({ item }: { item: WebhookSubscription }) {
         <div>
           <dt>{t("webhooks.events")}</dt>
           <dd>
-            <ul className="plain">
-              {item.events.map((e) => (
-                <li key={e}>
-                  <code>{e}</code>
-                </li>
-              ))}
-            </ul>
+            <EventTypeList events={item.events} />
           </dd>
         </div>
         <div>
@@ -155,12 +139,8 @@ function Settings({ item }: { item: WebhookSubscription }) {
         title={t("webhooks.deleteTitle")}
         confirmLabel={t("webhooks.deleteConfirm")}
         onConfirm={() => remove.mutate()}
-        onClose={() => {
-          setConfirmDelete(false);
-          remove.reset();
-        }}
-        busy={remove.isPending}
-        error={remove.isError ? <ErrorNotice error={remove.error} /> : null}
+        onClose={() => setConfirmDelete(false)}
+        mutation={remove}
       >
         <p>{t("webhooks.deleteBody")}</p>
       </ConfirmDialog>
@@ -260,12 +240,8 @@ function Rotation({ item }: { item: WebhookSubscription }) {
         title={t("rotation.revokePrevious")}
         confirmLabel={t("rotation.revokePreviousConfirm")}
         onConfirm={() => revokePrevious.mutate()}
-        onClose={() => {
-          setConfirmRevoke(false);
-          revokePrevious.reset();
-        }}
-        busy={revokePrevious.isPending}
-        error={revokePrevious.isError ? <ErrorNotice error={revokePrevious.error} /> : null}
+        onClose={() => setConfirmRevoke(false)}
+        mutation={revokePrevious}
       >
         <p>{t("rotation.revokePreviousBody")}</p>
       </ConfirmDialog>
@@ -274,18 +250,10 @@ function Rotation({ item }: { item: WebhookSubscription }) {
 }
 
 function Deliveries({ item }: { item: WebhookSubscription }) {
-  const { t, dateTime, number } = useI18n();
+  const { t } = useI18n();
   const queryClient = useQueryClient();
-  const statusId = useId();
-  const [status, setStatus] = useState<(typeof DELIVERY_STATUSES)[number] | "">("");
-  const pages = useCursorPages();
+  const log = useDeliveryLog(deliveriesKey(item.id), (page) => api.webhooks.listDeliveries.query({ id: item.id, ...page }));
   const [selected, setSelected] = useState<string[]>([]);
-  const deliveries = useQuery({
-    queryKey: [...deliveriesKey(item.id), status, pages.cursor],
-    queryFn: () => api.webhooks.listDeliveries.query({ id: item.id, limit: PAGE_SIZE, ...(status ? { status } : {}), ...(pages.cursor ? { cursor: pages.cursor } : {}) }),
-    // While something is on its way, look again now and then.
-    refetchInterval: (query) => (query.state.data?.items.some((d) => d.status === "pending") ? 3000 : false),
-  });
   const retryBatch = useMutation({
     mutationFn: () => api.webhooks.retryDeliveries.mutate({ id: item.id, delivery_ids: selected }),
     onSuccess: () => {
@@ -293,39 +261,14 @@ function Deliveries({ item }: { item: WebhookSubscription }) {
       void queryClient.invalidateQueries({ queryKey: deliveriesKey(item.id) });
     },
   });
-  const toggle = (id: string, on: boolean) => setSelected(on ? [...selected, id] : selected.filter((s) => s !== id));
-  const items = deliveries.data?.items ?? [];
-  const allOnPage = items.length > 0 && items.every((d) => selected.includes(d.id));
   return (
     <section aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">{t("deliveries.title")}</h2>
-      <div className="toolbar">
-        <div className="field">
-          <label htmlFor={statusId}>{t("deliveries.filter")}</label>
-          <select
-            id={statusId}
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value as typeof status);
-              pages.reset();
-              setSelected([]);
-            }}
-          >
-            <option value="">{t("deliveries.all")}</option>
-            {DELIVERY_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {t(statusLabel(s))}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="button" className="button-secondary" onClick={() => deliveries.refetch()} disabled={deliveries.isFetching}>
-          {t("common.refresh")}
-        </button>
+      <DeliveryToolbar log={log} onFilterChange={() => setSelected([])}>
         <button type="button" onClick={() => retryBatch.mutate()} disabled={selected.length === 0 || selected.length > RETRY_BATCH_MAX || retryBatch.isPending}>
           {t("deliveries.retrySelected", { n: selected.length })}
         </button>
-      </div>
+      </DeliveryToolbar>
       <p className="hint">{t("deliveries.retryHint", { max: RETRY_BATCH_MAX })}</p>
       {selected.length > RETRY_BATCH_MAX ? <p className="notice notice-warning">{t("deliveries.tooMany", { max: RETRY_BATCH_MAX })}</p> : null}
       {retryBatch.isSuccess ? (
@@ -334,66 +277,7 @@ function Deliveries({ item }: { item: WebhookSubscription }) {
         </p>
       ) : null}
       {retryBatch.isError ? <ErrorNotice error={retryBatch.error} /> : null}
-      {deliveries.isPending ? <Loading /> : null}
-      {deliveries.isError ? <ErrorNotice error={deliveries.error} /> : null}
-      {deliveries.data && items.length === 0 ? <p className="muted">{t("deliveries.none")}</p> : null}
-      {items.length > 0 ? (
-        <TableWrap label={t("deliveries.title")}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <input
-                    type="checkbox"
-                    aria-label={t("deliveries.selectPage")}
-                    checked={allOnPage}
-                    onChange={(e) => setSelected(e.currentTarget.checked ? [...new Set([...selected, ...items.map((d) => d.id)])] : selected.filter((s) => !items.some((d) => d.id === s)))}
-                  />
-                </th>
-                <th scope="col">{t("deliveries.event")}</th>
-                <th scope="col">{t("common.status")}</th>
-                <th scope="col" className="num">
-                  {t("deliveries.attempts")}
-                </th>
-                <th scope="col">{t("deliveries.response")}</th>
-                <th scope="col">{t("common.created")}</th>
-                <th scope="col">{t("deliveries.nextAttempt")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <input type="checkbox" checked={selected.includes(d.id)} onChange={(e) => toggle(d.id, e.currentTarget.checked)} aria-label={t("deliveries.select", { id: d.id })} />
-                  </td>
-                  <th scope="row">
-                    <Link href={`/webhooks/${item.id}/deliveries/${d.id}`}>
-                      <code>{d.event_type}</code>
-                    </Link>
-                    <div className="muted small">{d.id}</div>
-                  </th>
-                  <td>
-                    <span className={`badge badge-${d.status}`}>{t(statusLabel(d.status))}</span>
-                  </td>
-                  <td className="num">{number(d.attempts)}</td>
-                  <td>{d.response_status ?? d.last_error ?? "—"}</td>
-                  <td>{dateTime(d.created_at)}</td>
-                  <td>{d.next_attempt_at ? dateTime(d.next_attempt_at) : "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      ) : null}
-      {deliveries.data ? (
-        <Pager
-          hasPrevious={pages.hasPrevious}
-          hasNext={Boolean(deliveries.data.next_cursor)}
-          onPrevious={pages.previous}
-          onNext={() => deliveries.data.next_cursor && pages.next(deliveries.data.next_cursor)}
-          summary={t("deliveries.summary", { page: pages.page, total: number(deliveries.data.total) })}
-        />
-      ) : null}
+      <DeliveryTable log={log} hrefOf={(d) => `/webhooks/${item.id}/deliveries/${d.id}`} retried selection={{ selected, setSelected }} />
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { useWebhooks } from "./shared.ts";
 
 /** The account's webhook subscriptions. */
 export default function WebhooksPage() {
-  const { t, dateTime } = useI18n();
+  const { t, tn, dateTime } = useI18n();
   const webhooks = useWebhooks();
   return (
     <>
@@ -41,7 +41,7 @@ export default function WebhooksPage() {
                       {w.url}
                     </Link>
                   </th>
-                  <td>{t("webhooks.eventCount", { n: w.events.length })}</td>
+                  <td>{tn("webhooks.eventCount", w.events.length)}</td>
                   <td>{filtersText(t, w.countries, w.operators)}</td>
                   <td>{w.enabled ? <span className="badge badge-ok">{t("webhooks.enabled")}</span> : <span className="badge badge-muted">{t("webhooks.disabled")}</span>}</td>
                   <td>{dateTime(w.created_at)}</td>

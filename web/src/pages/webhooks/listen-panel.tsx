@@ -72,7 +72,7 @@ export function ListenPanel() {
 }
 
 function SessionRow({ session }: { session: ListenSession }) {
-  const { t, dateTime } = useI18n();
+  const { t, tn, dateTime } = useI18n();
   return (
     <tr>
       <th scope="row">
@@ -84,7 +84,7 @@ function SessionRow({ session }: { session: ListenSession }) {
         <SessionStatus session={session} />
       </td>
       <td>
-        {session.events.length ? t("webhooks.eventCount", { n: session.events.length }) : t("listen.allEvents")}
+        {session.events.length ? tn("webhooks.eventCount", session.events.length) : t("listen.allEvents")}
         <div className="muted small">{filtersText(t, session.countries, session.operators)}</div>
       </td>
       <td className="url">{session.forward_to ?? "—"}</td>
@@ -128,12 +128,8 @@ export function EndSessionButton({ session }: { session: ListenSession }) {
         title={t("listen.endTitle", { id: session.id })}
         confirmLabel={t("listen.endConfirm")}
         onConfirm={() => end.mutate()}
-        onClose={() => {
-          setConfirm(false);
-          end.reset();
-        }}
-        busy={end.isPending}
-        error={end.isError ? <ErrorNotice error={end.error} /> : null}
+        onClose={() => setConfirm(false)}
+        mutation={end}
       >
         <p>{t("listen.endBody")}</p>
       </ConfirmDialog>
@@ -143,7 +139,7 @@ export function EndSessionButton({ session }: { session: ListenSession }) {
 
 /** One test event of a chosen type to every open session of the account, whatever their filters. */
 function TriggerDialog({ open, onClose, openCount }: { open: boolean; onClose: () => void; openCount: number }) {
-  const { t } = useI18n();
+  const { t, tn } = useI18n();
   const queryClient = useQueryClient();
   const [type, setType] = useState<TestChoice>("ir21.operator.updated");
   const trigger = useMutation({
@@ -169,7 +165,7 @@ function TriggerDialog({ open, onClose, openCount }: { open: boolean; onClose: (
           trigger.mutate();
         }}
       >
-        <p>{t("listen.triggerIntro", { n: openCount })}</p>
+        <p>{tn("listen.triggerIntro", openCount)}</p>
         <EventTypeChoice legend={t("test.type")} value={type} onChange={setType} />
         <div className="actions">
           <button type="submit" disabled={trigger.isPending}>
@@ -179,7 +175,7 @@ function TriggerDialog({ open, onClose, openCount }: { open: boolean; onClose: (
         {trigger.isError ? <ErrorNotice error={trigger.error} /> : null}
         {trigger.isSuccess ? (
           <div role="status" className="notice notice-info">
-            <p>{t("listen.triggered", { type: trigger.data.event_type, n: trigger.data.deliveries.length })}</p>
+            <p>{tn("listen.triggered", trigger.data.deliveries.length, { type: trigger.data.event_type })}</p>
             <ul className="plain">
               {trigger.data.deliveries.map((d) => (
                 <li key={d.delivery_id}>
