@@ -124,6 +124,42 @@ describe("POST /auth/sms/code in parallel", () => {
   });
 });
 
+describe("the service-wide daily cap under parallel sends", () => {
+  const SERVICE_DAILY = 7;
+  let capped: TestServer;
+  beforeAll(async () => {
+    // A database of its own: the cap counts every send of the service.
+    capped = await startConcurrencyServer({ SMS_GLOBAL_DAILY_LIMIT: String(SERVICE_DAILY) });
+  });
+  afterAll(() => capped.close());
+  const send = (phone: string) => capped.json("/auth/sms/code", { method: "POST", body: { phone, ...agreementOf(capped) }, headers: { "x-forwarded-for": freshAddress() } });
+  const stored = () => capped.deps.db.selectFrom("sms_challenges").select(["id", "phone", "code_mac"]).where("send_failed_at", "is", null).execute();
+
+  it(`${N} phones from ${N} addresses at once: exactly the cap (${SERVICE_DAILY}) is sent and stored`, async () => {
+    const phones = Array.from({ length: N }, () => randomPhone());
+    const startedAt = capped.clock.now().getTime();
+    const sent = await parallel(N, (i) => send(phones[i]!));
+    expectNoServerErrors(sent);
+    expect(tally(sent)).toEqual({ status: { 200: SERVICE_DAILY, 429: N - SERVICE_DAILY }, codes: { SMS_SEND_LIMITED: N - SERVICE_DAILY } });
+    const challenges = await stored();
+    expect(challenges).toHaveLength(SERVICE_DAILY);
+    const outbox = readOutbox(capped);
+    expect(outbox).toHaveLength(SERVICE_DAILY);
+    expect(outbox.filter((m) => !challengeOf(capped, m, challenges))).toEqual([]);
+    // Refused until the first counted send is a day old: the clock has not moved, so a whole day.
+    for (const refused of sent.filter((a) => a.status === 429)) expect(refused.headers.get("retry-after")).toBe("86400");
+
+    // A day later the window has moved on: the cap is whole again, and still exact.
+    capped.clock.set(startedAt + 24 * 3600_000 + 1);
+    const later = Array.from({ length: N }, () => randomPhone());
+    const again = await parallel(N, (i) => send(later[i]!));
+    expectNoServerErrors(again);
+    expect(tally(again).status).toEqual({ 200: SERVICE_DAILY, 429: N - SERVICE_DAILY });
+    expect(await stored()).toHaveLength(2 * SERVICE_DAILY);
+    expect(readOutbox(capped)).toHaveLength(2 * SERVICE_DAILY);
+  });
+});
+
 describe("POST /auth/login in parallel", () => {
   it(`${N} logins with the right code for one challenge: exactly one signs in`, async () => {
     const phone = randomPhone();

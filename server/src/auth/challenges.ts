@@ -2,7 +2,7 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { LIMITS } from "../contract/limits.ts";
 import { dialectOf, insertUnlessDuplicate, type Db } from "../db/db.ts";
-import { forUpdate, writeLock, writeTransaction } from "../db/transaction.ts";
+import { forUpdate, writeLock, writeTransaction, type WriteTrx } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { LoginLimits, SendLimits } from "./settings.ts";
@@ -26,14 +26,20 @@ function limited(retryAfterMs: number, message: string): AppError {
   return AppError.rateLimited(retryAfterMs / 1000, message, "SMS_SEND_LIMITED");
 }
 
+/** The write lock of the service-wide cap (its `write_locks` row is created by migration 0203). */
+const SMS_SERVICE_LOCK = "sms-service";
+
 /**
  * The rolling-window send caps, counted from the challenges themselves (so they hold across instances
  * and follow the injected clock): per phone per hour and per day, per client address per hour and per
  * day, and for the whole service per day (SMS pumping costs money). A challenge whose SMS the provider
  * refused is not counted. Throws SMS_SEND_LIMITED with the seconds until the oldest counted send
- * leaves its window. Exact per phone and per address when run under their locks ({@link admitChallenge}).
+ * leaves its window. Exact per phone and per address when run under their locks ({@link admitChallenge});
+ * the service-wide cap is counted under its own write lock, taken here last (after the phone's and
+ * the address's, so no two requests wait on each other crosswise) and only by a request the phone's
+ * and the address's caps let through.
  */
-export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimits, phone: string, ip: string | null): Promise<void> {
+export async function assertWithinSendCaps(trx: WriteTrx, now: number, limits: SendLimits, phone: string, ip: string | null): Promise<void> {
   const windows: Array<{ column: "phone" | "ip" | null; value: string | null; windowMs: number; max: number; what: string }> = [
     { column: "phone", value: phone, windowMs: HOUR_MS, max: limits.phonePerHour, what: "codes to this phone this hour" },
     { column: "phone", value: phone, windowMs: DAY_MS, max: limits.phonePerDay, what: "codes to this phone today" },
@@ -43,7 +49,11 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
   ];
   for (const w of windows) {
     if (w.column !== null && w.value === null) continue;
-    let query = db
+    // Every send counts towards the service's cap: one request at a time counts it and stores its
+    // challenge, on every instance and Galera node (a written row, writeLock), so parallel sends
+    // cannot pass it. The lock is held to the commit: a few milliseconds per send.
+    if (w.column === null) await writeLock(trx, SMS_SERVICE_LOCK);
+    let query = trx
       .selectFrom("sms_challenges")
       .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min<number>("created_at").as("oldest")])
       .where("created_at", ">", now - w.windowMs)
@@ -60,10 +70,10 @@ export async function assertWithinSendCaps(db: Db, now: number, limits: SendLimi
  * {@link assertWithinSendCaps}. Runs under a lock on the phone's `sms_throttle` row and then on the
  * address's `sms_address_gate` row (always in that order, so two requests never wait on each other
  * crosswise), so the interval and the per-phone and per-address caps are decided by one request at a
- * time, on every instance; the service-wide daily cap is not locked (it can be passed by the sends in
- * flight). The lock rows are created beforehand, in their own transaction, because inserting them
- * under the lock would make MySQL take gap locks. Returns what the interval was, to give it back if
- * the send fails ({@link recordSendFailed}).
+ * time, on every instance; the service-wide daily cap then under the service's lock, last. The lock
+ * rows are created beforehand, in their own transaction, because inserting them under the lock would
+ * make MySQL take gap locks. Returns what the interval was, to give it back if the send fails
+ * ({@link recordSendFailed}).
  */
 export async function admitChallenge(db: Db, input: { now: number; limits: SendLimits; challenge: SmsChallengeTable }): Promise<{ previousSlot: number }> {
   const { now, limits, challenge } = input;

@@ -6,6 +6,7 @@ import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
 import * as numberRangeKind from "./0102_number_range_kind.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
+import * as smsServiceLock from "./0203_sms_service_lock.ts";
 import * as consoleTables from "./0300_console.ts";
 import * as webhooks from "./0400_webhooks.ts";
 import * as webhookInFlight from "./0401_webhook_in_flight.ts";
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   "0102_number_range_kind": numberRangeKind,
   "0200_accounts": accounts,
   "0202_sms_send_outcome": smsSendOutcome,
+  "0203_sms_service_lock": smsServiceLock,
   "0300_console": consoleTables,
   "0400_webhooks": webhooks,
   "0401_webhook_in_flight": webhookInFlight,
