@@ -7,6 +7,8 @@ import { inquiriesCommand } from "./contact/commands.ts";
 import { accountsCommand } from "./console/commands.ts";
 import { migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
+import { authJobs } from "./auth/retention.ts";
+import { cronOwner, startCron } from "./jobs/cron.ts";
 import { webhooksCommand } from "./webhooks/commands.ts";
 import { catalogCommands, startCatalog } from "./catalog/commands.ts";
 import { COMMIT, RUNTIME, VERSION } from "./version.ts";
@@ -21,12 +23,15 @@ const serve = defineCommand({
     const deps = await createDeps(config);
     await migrateEmbedded(deps);
     const catalog = await startCatalog(deps);
+    // Sign-in's clean-up (auth/retention.ts); the database elects one instance per slot.
+    const auth = startCron(authJobs(deps), { db: deps.db, owner: cronOwner(), log: deps.log });
     // Periodic jobs always run (the database elects one instance per slot); delivery can be moved out.
     const webhooks = startWebhookRuntime(deps, { worker: args["webhook-worker"] });
     const running = await startServer(deps, { port: config.port, host: config.host }, {
       // Background work stops after the last request drains and before the database closes.
       beforeClose: async () => {
         await catalog.stop();
+        await auth.stop();
         await webhooks.stop();
       },
     });

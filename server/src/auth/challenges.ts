@@ -76,25 +76,41 @@ export async function assertWithinSendCaps(trx: WriteTrx, now: number, limits: S
  * ({@link recordSendFailed}).
  */
 export async function admitChallenge(db: Db, input: { now: number; limits: SendLimits; challenge: SmsChallengeTable }): Promise<{ previousSlot: number }> {
+  const { phone, ip } = input.challenge;
+  // The lock rows of a phone or address idle for a day are purged (auth/retention.ts): one purged
+  // between the two transactions is created again. A purge runs hourly, so twice in a row is rare.
+  for (let attempt = 1; ; attempt++) {
+    await writeTransaction(db, async (trx) => {
+      await insertUnlessDuplicate(trx, trx.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
+      if (ip !== null) await insertUnlessDuplicate(trx, trx.insertInto("sms_address_gate").values({ ip }));
+    });
+    const admitted = await writeTransaction(db, (trx) => admitUnderLocks(trx, input));
+    if (admitted) return admitted;
+    if (attempt >= 3) throw new AppError("SERVICE_UNAVAILABLE", "The sign-in code could not be stored; try again", { headers: { "Retry-After": "1" } });
+  }
+}
+
+/**
+ * The locked half of {@link admitChallenge}: locks the phone's row, then the address's, then (in
+ * {@link assertWithinSendCaps}) the service's; checks and charges. Null when the phone's or the
+ * address's row is missing (purged since it was created), with nothing locked past it or written.
+ */
+export async function admitUnderLocks(trx: WriteTrx, input: { now: number; limits: SendLimits; challenge: SmsChallengeTable }): Promise<{ previousSlot: number } | null> {
   const { now, limits, challenge } = input;
   const { phone, ip } = challenge;
-  await writeTransaction(db, async (trx) => {
-    await insertUnlessDuplicate(trx, trx.insertInto("sms_throttle").values({ phone, next_send_at: 0 }));
-    if (ip !== null) await insertUnlessDuplicate(trx, trx.insertInto("sms_address_gate").values({ ip }));
-  });
-  return writeTransaction(db, async (trx) => {
-    const gate = await forUpdate(trx, trx.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone)).executeTakeFirstOrThrow();
-    // The address gate is written, not only locked, so its caps hold across Galera nodes too (writeLock).
-    if (ip !== null) {
-      await forUpdate(trx, trx.selectFrom("sms_address_gate").select("ip").where("ip", "=", ip)).execute();
-      if (dialectOf(trx) === "mysql") await writeLock(trx, `sms-ip:${ip}`);
-    }
-    if (gate.next_send_at > now) throw limited(Math.max(1000, gate.next_send_at - now), "A code was just sent to this phone; wait before asking for another");
-    await assertWithinSendCaps(trx, now, limits, phone, ip);
-    await trx.insertInto("sms_challenges").values(challenge).execute();
-    await trx.updateTable("sms_throttle").set({ next_send_at: now + limits.resendIntervalMs }).where("phone", "=", phone).execute();
-    return { previousSlot: gate.next_send_at };
-  });
+  const gate = await forUpdate(trx, trx.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone)).executeTakeFirst();
+  if (!gate) return null;
+  // The address gate is written, not only locked, so its caps hold across Galera nodes too (writeLock).
+  if (ip !== null) {
+    const address = await forUpdate(trx, trx.selectFrom("sms_address_gate").select("ip").where("ip", "=", ip)).executeTakeFirst();
+    if (!address) return null;
+    if (dialectOf(trx) === "mysql") await writeLock(trx, `sms-ip:${ip}`);
+  }
+  if (gate.next_send_at > now) throw limited(Math.max(1000, gate.next_send_at - now), "A code was just sent to this phone; wait before asking for another");
+  await assertWithinSendCaps(trx, now, limits, phone, ip);
+  await trx.insertInto("sms_challenges").values(challenge).execute();
+  await trx.updateTable("sms_throttle").set({ next_send_at: now + limits.resendIntervalMs }).where("phone", "=", phone).execute();
+  return { previousSlot: gate.next_send_at };
 }
 
 /**
