@@ -8,7 +8,13 @@ import { ownSubscription } from "../subscriptions/subscriptions.ts";
 import type { WebhookAttemptTable, WebhookDeliveryTable } from "../tables.ts";
 import { pageOfDeliveries, type DeliveryListInput } from "./paging.ts";
 
-export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
+/**
+ * The contract's delivery from a row of either delivery log. A listen session's has no next attempt
+ * (no automatic retry: the developer is watching and triggers another).
+ */
+export function toDelivery(
+  row: Pick<WebhookDeliveryTable, "id" | "event_id" | "event_type" | "status" | "attempts" | "response_status" | "last_error" | "created_at"> & { next_attempt_at?: number | null },
+): WebhookDelivery {
   return {
     id: row.id,
     event_id: row.event_id,
@@ -18,7 +24,7 @@ export function toDelivery(row: WebhookDeliveryTable): WebhookDelivery {
     response_status: row.response_status === null ? null : Number(row.response_status),
     last_error: row.last_error,
     created_at: toIso(Number(row.created_at)),
-    next_attempt_at: toIsoOrNull(row.next_attempt_at === null ? null : Number(row.next_attempt_at)),
+    next_attempt_at: toIsoOrNull(row.next_attempt_at == null ? null : Number(row.next_attempt_at)),
   };
 }
 

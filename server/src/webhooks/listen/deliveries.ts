@@ -1,5 +1,4 @@
 import { sql } from "kysely";
-import { toIso } from "../../contract/common.ts";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { WebhookAttempt, WebhookDelivery } from "../../contract/webhooks.ts";
 import { dialectOf, type Db } from "../../db/db.ts";
@@ -7,7 +6,7 @@ import { writeTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { keptBody, keptHeaders, redactSecrets } from "../delivery/answer.ts";
-import { toAttempt } from "../delivery-log/deliveries.ts";
+import { toAttempt, toDelivery } from "../delivery-log/deliveries.ts";
 import { pageOfDeliveries, type DeliveryListInput } from "../delivery-log/paging.ts";
 import { sampleEvent, scopeOf } from "../delivery-log/sample-events.ts";
 import type { WebhookEnv } from "../env.ts";
@@ -23,20 +22,6 @@ import { ownListenSession } from "./sessions.ts";
  */
 
 const CHUNK = 200;
-
-export function toListenDelivery(row: WebhookListenDeliveryTable): WebhookDelivery {
-  return {
-    id: row.id,
-    event_id: row.event_id,
-    event_type: row.event_type as EventType,
-    status: row.status,
-    attempts: Number(row.attempts),
-    response_status: row.response_status === null ? null : Number(row.response_status),
-    last_error: row.last_error,
-    created_at: toIso(Number(row.created_at)),
-    next_attempt_at: null,
-  };
-}
 
 /** A fresh pending delivery of `event` to a session. */
 export function newListenDelivery(input: { sessionId: string; userId: string; event: EventPayload; payload: string; now: number }): WebhookListenDeliveryTable {
@@ -274,7 +259,7 @@ export async function listListenDeliveries(env: WebhookEnv, userId: string, sess
   await ownListenSession(env.db, userId, sessionId);
   // A cursor works only for the listing it was issued for (cursors.ts).
   const page = await pageOfDeliveries(env, { table: "webhook_listen_deliveries", owner: "session_id", ownerId: sessionId, userId, listing: `listen-deliveries:${userId}:${sessionId}` }, input);
-  return { items: page.rows.map(toListenDelivery), total: page.total, next_cursor: page.next_cursor };
+  return { items: page.rows.map(toDelivery), total: page.total, next_cursor: page.next_cursor };
 }
 
 /** One delivery with its attempts (what the local receiver answered) and the event as sent. */
@@ -289,5 +274,5 @@ export async function getListenDelivery(env: WebhookEnv, userId: string, session
     .executeTakeFirst();
   if (!row) throw new AppError("NOT_FOUND", "No delivery with this id in this listen session");
   const attempts = await env.db.selectFrom("webhook_attempts").selectAll().where("delivery_id", "=", deliveryId).orderBy("attempt_no").execute();
-  return { item: toListenDelivery(row), attempts: attempts.map(toAttempt), event: JSON.parse(row.payload) as EventPayload };
+  return { item: toDelivery(row), attempts: attempts.map(toAttempt), event: JSON.parse(row.payload) as EventPayload };
 }
