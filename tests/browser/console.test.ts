@@ -258,7 +258,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     // Retry a selected delivery: the new secret signs, the old one still signs Previous.
     await page.getByRole("checkbox", { name: /^Select delivery dlv_/ }).first().check();
     await page.getByRole("button", { name: "Retry selected (1)" }).click();
-    await visible(page.getByText("1 deliveries queued again."));
+    await visible(page.getByText("1 delivery queued again."));
     await worker.drain();
     const third = receiver.requests[2]!;
     expect(verifies(third, rotated)).toBe(true);

@@ -13,7 +13,7 @@ const SESSIONS = ["console", "sessions"] as const;
 
 /** Sign-in sessions: the current one marked, revoke one, revoke all others (API keys stay valid). */
 export default function SessionsPage() {
-  const { t, dateTime } = useI18n();
+  const { t, tn, dateTime } = useI18n();
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const sessions = useQuery({ queryKey: SESSIONS, queryFn: () => api.console.sessions.list.query() });
@@ -81,7 +81,7 @@ export default function SessionsPage() {
         </button>
         {revokedOthers !== null ? (
           <p role="status" className="notice notice-info">
-            {t("sessions.revokedOthers", { n: revokedOthers })}
+            {tn("sessions.revokedOthers", revokedOthers)}
           </p>
         ) : null}
       </section>
@@ -99,7 +99,7 @@ export default function SessionsPage() {
       <ConfirmDialog
         open={confirmOthers}
         title={t("sessions.revokeOthers")}
-        confirmLabel={t("sessions.revokeOthersConfirm", { n: others })}
+        confirmLabel={tn("sessions.revokeOthersConfirm", others)}
         onConfirm={() => revokeOthers.mutate()}
         onClose={() => setConfirmOthers(false)}
         mutation={revokeOthers}

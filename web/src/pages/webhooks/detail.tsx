@@ -250,7 +250,7 @@ function Rotation({ item }: { item: WebhookSubscription }) {
 }
 
 function Deliveries({ item }: { item: WebhookSubscription }) {
-  const { t } = useI18n();
+  const { t, tn } = useI18n();
   const queryClient = useQueryClient();
   const log = useDeliveryLog(deliveriesKey(item.id), (page) => api.webhooks.listDeliveries.query({ id: item.id, ...page }));
   const [selected, setSelected] = useState<string[]>([]);
@@ -273,7 +273,7 @@ function Deliveries({ item }: { item: WebhookSubscription }) {
       {selected.length > RETRY_BATCH_MAX ? <p className="notice notice-warning">{t("deliveries.tooMany", { max: RETRY_BATCH_MAX })}</p> : null}
       {retryBatch.isSuccess ? (
         <p role="status" className="notice notice-info">
-          {t("deliveries.retried", { n: retryBatch.data.queued })}
+          {tn("deliveries.retried", retryBatch.data.queued)}
         </p>
       ) : null}
       {retryBatch.isError ? <ErrorNotice error={retryBatch.error} /> : null}
