@@ -77,6 +77,7 @@ export type Operator = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
+  territories: string[];
   source: string;
   dataset_version: string;
 };
@@ -85,6 +86,7 @@ export type PublicOperator = {
   id: string;
   country_iso2: string;
   name: string;
+  territories: string[];
 };
 
 export type Network = {
@@ -211,6 +213,7 @@ export type OperatorDetail = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
+  territories: string[];
   source: string;
   dataset_version: string;
   networks: Network[];
@@ -222,6 +225,7 @@ export type PublicOperatorDetail = {
   id: string;
   country_iso2: string;
   name: string;
+  territories: string[];
   networks: PublicNetwork[];
 };
 

@@ -82,7 +82,11 @@ export interface OperatorFilter {
 
 export function listOperators(db: Db, seq: number, filter: OperatorFilter, after: string | null, limit: number): Promise<Page<Operator>> {
   let q = raw(db).selectFrom("catalog_operators").selectAll();
-  if (filter.country) q = q.where("country_iso2", "=", filter.country);
+  // An operator is found under its country and under every territory it serves (docs/catalog.md
+  // "Territories"): `territories` is a JSON array of two-letter codes, so the quoted code matches
+  // exactly one element.
+  const country = filter.country;
+  if (country) q = q.where((eb) => eb.or([eb("country_iso2", "=", country), eb(sql<number>`instr(territories, ${JSON.stringify(country)})`, ">", 0)]));
   if (filter.q) {
     // Case-insensitive substring on both databases (MySQL tables use a binary collation); instr
     // rather than LIKE, so % and _ in the search text are plain characters.
