@@ -77,16 +77,15 @@ export type Operator = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
-  territories: string[];
   source: string;
   dataset_version: string;
+  territories: string[];
 };
 
 export type PublicOperator = {
   id: string;
   country_iso2: string;
   name: string;
-  territories: string[];
 };
 
 export type Network = {
@@ -213,9 +212,9 @@ export type OperatorDetail = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
-  territories: string[];
   source: string;
   dataset_version: string;
+  territories: string[];
   networks: Network[];
   capabilities: Capability[];
   number_range_counts: NumberRangeCounts;
@@ -225,7 +224,6 @@ export type PublicOperatorDetail = {
   id: string;
   country_iso2: string;
   name: string;
-  territories: string[];
   networks: PublicNetwork[];
 };
 

@@ -58,7 +58,8 @@ describe("operator territories", () => {
     expect(full.body.data).toMatchObject({ country_iso2: "GB", territories: ["GB", "JE"] });
     const anonymous = await server.json("/v1/operators?country=JE");
     expect(anonymous.status).toBe(200);
-    expect(anonymous.body.data.items).toEqual([{ id: "gb.ee", country_iso2: "GB", name: "EE", territories: ["GB", "JE"] }]);
+    // The public projection (docs/api.md) is unchanged: the anonymous caller finds the operator, not its territory list.
+    expect(anonymous.body.data.items).toEqual([{ id: "gb.ee", country_iso2: "GB", name: "EE" }]);
     const bad = await server.json("/v1/operators?country=J%22");
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: "INVALID_REQUEST" });

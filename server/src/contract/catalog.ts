@@ -42,18 +42,18 @@ export const Operator = z
     /** From an IR.21 document only: TADIG codes are not public reference data. */
     tadig: z.string().nullable(),
     status: OperatorStatus,
+    source: z.string(),
+    dataset_version: z.string(),
     /**
      * ISO codes of every territory the operator serves, its own country included, sorted: an operator
      * of a shared MCC (340 Guadeloupe/Martinique/Guyane, 647 Réunion/Mayotte, 234 Jersey/Guernsey)
-     * serves several. Added in v1.x (additive); docs/catalog.md "Territories".
+     * serves several. Added after v1 (additive, last so CSV columns before it keep their places); docs/catalog.md "Territories".
      */
     territories: z.array(z.string()),
-    source: z.string(),
-    dataset_version: z.string(),
   })
   .meta({ id: "Operator" });
 export type Operator = z.infer<typeof Operator>;
-export const PublicOperator = Operator.pick({ id: true, country_iso2: true, name: true, territories: true }).meta({ id: "PublicOperator" });
+export const PublicOperator = Operator.pick({ id: true, country_iso2: true, name: true }).meta({ id: "PublicOperator" });
 
 export const Network = z
   .object({

@@ -70,6 +70,7 @@ describe("anonymous projection vs full fields", () => {
         brand: "China Mobile",
         tadig: null,
         status: "active",
+        territories: ["CN"],
         source: "demo",
         dataset_version: anonymous.body.meta.dataset_version,
       });
