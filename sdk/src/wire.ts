@@ -227,6 +227,20 @@ export type PublicOperatorDetail = {
   networks: PublicNetwork[];
 };
 
+/**
+ * One country (GET /v1/countries/:iso2) with the operators serving it: those filed under it and those
+ * whose `territories` include it (Réunion's operators under YT), public fields. Additive after v1.
+ */
+export type CountryDetail = {
+  iso2: string;
+  iso3: string | null;
+  name: string;
+  name_zh: string | null;
+  calling_codes: string[];
+  mccs: string[];
+  operators: PublicOperator[];
+};
+
 export type NumberLookup = {
   number: string;
   country_iso2: string | null;

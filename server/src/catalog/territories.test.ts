@@ -60,6 +60,10 @@ describe("operator territories", () => {
     expect(anonymous.status).toBe(200);
     // The public projection (docs/api.md) is unchanged: the anonymous caller finds the operator, not its territory list.
     expect(anonymous.body.data.items).toEqual([{ id: "gb.ee", country_iso2: "GB", name: "EE" }]);
+    // The country resource lists the operators serving it, for every caller.
+    const jersey = await server.json("/v1/countries/je");
+    expect(jersey.body.data).toMatchObject({ iso2: "JE", mccs: ["234"], operators: [{ id: "gb.ee", country_iso2: "GB", name: "EE" }] });
+    expect((await server.json("/v1/countries/CN")).body.data.operators.map((o: { id: string }) => o.id)).toEqual(["cn.china-mobile", "cn.china-telecom", "cn.china-unicom"]);
     const bad = await server.json("/v1/operators?country=J%22");
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: "INVALID_REQUEST" });

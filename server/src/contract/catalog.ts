@@ -230,6 +230,12 @@ export const OperatorDetail = Operator.extend({
 }).meta({ id: "OperatorDetail" });
 export const PublicOperatorDetail = PublicOperator.extend({ networks: z.array(PublicNetwork) }).meta({ id: "PublicOperatorDetail" });
 
+/**
+ * One country (GET /v1/countries/:iso2) with the operators serving it: those filed under it and those
+ * whose `territories` include it (Réunion's operators under YT), public fields. Additive after v1.
+ */
+export const CountryDetail = Country.extend({ operators: z.array(PublicOperator) }).meta({ id: "CountryDetail" });
+
 export const LOOKUP_NOTE = "range_holder is the original holder of the number's range; numbers ported to another operator are not reflected.";
 
 export const ValidationReason = z.enum(["TOO_SHORT", "TOO_LONG", "INVALID_LENGTH", "INVALID_COUNTRY", "INVALID_NUMBER"]);

@@ -249,6 +249,8 @@ describe("reference import (npm packages, offline)", () => {
     for (const [country, id] of [["YT", "yt.orange-la-reunion"], ["YT", "yt.telco-oi"], ["MQ", "bl.digicel-antilles-francaise-guyane"], ["GF", "bl.orange-caraibe-mobiles"], ["GG", "gb.jt"], ["JE", "gb.sure"]] as const) {
       const found = await server.json(`/v1/operators?country=${country}&limit=500`, { headers });
       expect(found.body.data.items.map((o: { id: string }) => o.id), `${country} lists ${id}`).toContain(id);
+      const resource = await server.json(`/v1/countries/${country}`);
+      expect(resource.body.data.operators.map((o: { id: string }) => o.id), `/v1/countries/${country} lists ${id}`).toContain(id);
     }
     const audit = await auditCatalog(server.deps.db);
     expect(audit.territory_mismatches).toEqual({ count: 0, examples: [] });
