@@ -15,10 +15,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.updateTable("catalog_operators").set({ territories: own }).execute();
   const current = await db.selectFrom("catalog_operators").selectAll().where("valid_to", "=", OPEN_VERSION).execute();
   for (const row of current) {
-    const { dataset_version: _version, ...record } = operators.fromRow(row as never);
     // The hash is the current code's: if a later migration adds another operator column, these rows
     // do not have it yet and that migration must rehash (as this one does); skip rather than store a
     // hash of a half record.
+    let record: ReturnType<typeof operators.fromRow>;
+    try {
+      record = operators.fromRow(row as never);
+    } catch {
+      return;
+    }
     if (!Object.keys(operators.toRow(record)).every((column) => column in row)) return;
     await db
       .updateTable("catalog_operators")
