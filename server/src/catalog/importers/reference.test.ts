@@ -244,9 +244,14 @@ describe("reference import (npm packages, offline)", () => {
       "yt.telco-oi": ["RE", "YT"],
       "gb.jt": ["GG", "JE"],
     });
+    // Holders named in a territory's own rows link by containment there too: Guam's "GTA" is GTA
+    // Wireless (Teleguam, 310-140), which its ranges then file under GU with its network.
+    const gta = await current("catalog_number_ranges" as "catalog_networks").where("range_holder" as "id", "=", "GTA").select(["operator_id", "country_iso2"]).execute();
+    expect(new Set(gta.map((r) => `${r.country_iso2} ${r.operator_id}`))).toEqual(new Set(["GU us.teleguam"]));
+    expect((await current("catalog_networks").where("id", "=", "310-140").select("country_iso2").executeTakeFirstOrThrow()).country_iso2).toBe("GU");
     // 3. ?country= finds them under each territory; the audit counts no mismatch and shows the rest.
     const headers = await apiKey();
-    for (const [country, id] of [["YT", "yt.orange-la-reunion"], ["YT", "yt.telco-oi"], ["MQ", "bl.digicel-antilles-francaise-guyane"], ["GF", "bl.orange-caraibe-mobiles"], ["GG", "gb.jt"], ["JE", "gb.sure"]] as const) {
+    for (const [country, id] of [["YT", "yt.orange-la-reunion"], ["YT", "yt.telco-oi"], ["MQ", "bl.digicel-antilles-francaise-guyane"], ["GF", "bl.orange-caraibe-mobiles"], ["GG", "gb.jt"], ["JE", "gb.sure"], ["GU", "us.teleguam"], ["RE", "yt.societe-reunionnaise-du-radiotelephone"], ["JE", "gb.jersey-airtel"]] as const) {
       const found = await server.json(`/v1/operators?country=${country}&limit=500`, { headers });
       expect(found.body.data.items.map((o: { id: string }) => o.id), `${country} lists ${id}`).toContain(id);
       const resource = await server.json(`/v1/countries/${country}`);

@@ -360,7 +360,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     // "Vodafone" vs "Vodafone Egypt", "Airtel" vs "Bharti Airtel": the one operator of the country
     // whose name or brand contains the holder's name as whole words (or is contained in it).
     const candidates = new Set<string>();
-    for (const index of [operatorAliases, brandAliases]) {
+    for (const index of [operatorAliases, brandAliases, territoryAliases]) {
       for (const [alias, id] of index.get(country) ?? []) {
         // The holder inside a longer alias, or (reverse) an alias inside the holder's name unless the
         // alias is a generic word ("Sure", "Cable", "Telecom", "Liberia" inside another company's name).
