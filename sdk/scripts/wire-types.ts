@@ -34,6 +34,7 @@ const WIRE_TYPES = [
   "NumberRangeCounts",
   "OperatorDetail",
   "PublicOperatorDetail",
+  "CountryDetail",
   "NumberLookup",
   "PublicNumberLookup",
   "ImsiLookup",

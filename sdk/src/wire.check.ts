@@ -29,6 +29,7 @@ export type WireTypesMatchTheServer = [
   Expect<Equal<Wire.NumberRangeCounts, (typeof Server.NumberRangeCounts)["_zod"]["output"]>>,
   Expect<Equal<Wire.OperatorDetail, (typeof Server.OperatorDetail)["_zod"]["output"]>>,
   Expect<Equal<Wire.PublicOperatorDetail, (typeof Server.PublicOperatorDetail)["_zod"]["output"]>>,
+  Expect<Equal<Wire.CountryDetail, (typeof Server.CountryDetail)["_zod"]["output"]>>,
   Expect<Equal<Wire.NumberLookup, Server.NumberLookup>>,
   Expect<Equal<Wire.PublicNumberLookup, (typeof Server.PublicNumberLookup)["_zod"]["output"]>>,
   Expect<Equal<Wire.ImsiLookup, Server.ImsiLookup>>,

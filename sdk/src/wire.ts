@@ -79,6 +79,7 @@ export type Operator = {
   status: "unknown" | "active" | "inactive";
   source: string;
   dataset_version: string;
+  territories: string[];
 };
 
 export type PublicOperator = {
@@ -213,6 +214,7 @@ export type OperatorDetail = {
   status: "unknown" | "active" | "inactive";
   source: string;
   dataset_version: string;
+  territories: string[];
   networks: Network[];
   capabilities: Capability[];
   number_range_counts: NumberRangeCounts;
@@ -223,6 +225,20 @@ export type PublicOperatorDetail = {
   country_iso2: string;
   name: string;
   networks: PublicNetwork[];
+};
+
+/**
+ * One country (GET /v1/countries/:iso2) with the operators serving it: those filed under it and those
+ * whose `territories` include it (Réunion's operators under YT), public fields. Additive after v1.
+ */
+export type CountryDetail = {
+  iso2: string;
+  iso3: string | null;
+  name: string;
+  name_zh: string | null;
+  calling_codes: string[];
+  mccs: string[];
+  operators: PublicOperator[];
 };
 
 export type NumberLookup = {

@@ -2,6 +2,7 @@ import type {
   BatchLookupItemError,
   Capability,
   Country,
+  CountryDetail,
   DataMeta,
   DatasetCounts,
   EventPayload,
@@ -143,7 +144,8 @@ export interface DataClient<A extends Access = "full"> {
   lookupBatch(numbers: readonly string[], options?: { country?: string } & CallOptions): Promise<DataResult<{ items: Array<Projections[A]["numberLookup"] | BatchLookupItemError> }>>;
   countries: {
     list(options?: CallOptions): Promise<DataResult<{ items: Country[] }>>;
-    get(iso2: string, options?: CallOptions): Promise<DataResult<Country>>;
+    /** The country with the operators serving it (filed under it or one of their territories). */
+    get(iso2: string, options?: CallOptions): Promise<DataResult<CountryDetail>>;
   };
   operators: Listing<OperatorsQuery, Projections[A]["operator"]> & {
     /** One operator with its networks (and, with credentials, capabilities and range counts). */

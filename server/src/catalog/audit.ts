@@ -1,6 +1,6 @@
-import type { NumberRange, Operator } from "../contract/catalog.ts";
+import type { Country, Network, NumberRange, Operator } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
-import { numberRanges, operators } from "./entities.ts";
+import { countries, networks, numberRanges, operators } from "./entities.ts";
 import { linkKey } from "./importers/names.ts";
 import { currentOperator } from "./operator-lineage.ts";
 import { streamRecords } from "./queries.ts";
@@ -20,8 +20,14 @@ export interface CatalogAudit {
   /** Linked to an operator whose status is not active and which has no active successor. */
   linked_inactive_without_successor: number;
   top_unlinked_holders: { country_iso2: string; holder: string; ranges: number }[];
-  /** Linked ranges whose operator is filed under another country. */
+  /**
+   * Linked ranges filed under a country that is neither their operator's country nor a documented
+   * territory of it: one in the operator's `territories` whose country record lists the MCC of one of
+   * the operator's networks (docs/catalog.md "Territories").
+   */
   territory_mismatches: { count: number; examples: { range: string; country_iso2: string; operator: string; operator_country: string }[] };
+  /** Linked ranges in one of their operator's other documented territories (not mismatches; shown so the rule hides nothing). */
+  ranges_in_other_territories: number;
   /** Operators of one country whose names are equal once normalised (near-duplicates). */
   duplicates: { country_iso2: string; key: string; operators: string[] }[];
   sources: { id: string; package: string | null; version: string | null }[];
@@ -32,6 +38,16 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
   const seq = version?.seq ?? 0;
   const ops = new Map<string, Operator>();
   for await (const o of streamRecords(db, operators, seq)) ops.set(o.id, o as Operator);
+  const countryMccs = new Map<string, Set<string>>();
+  for await (const c of streamRecords(db, countries, seq)) countryMccs.set((c as Country).iso2, new Set((c as Country).mccs));
+  const operatorMccs = new Map<string, Set<string>>();
+  for await (const record of streamRecords(db, networks, seq)) {
+    const n = record as Network;
+    if (n.operator_id) operatorMccs.set(n.operator_id, (operatorMccs.get(n.operator_id) ?? new Set()).add(n.mcc));
+  }
+  /** A territory the operator claims that the country's MCC list backs through one of its networks. */
+  const documentedTerritory = (operator: Operator, iso2: string) =>
+    (operator.territories ?? []).includes(iso2) && [...(operatorMccs.get(operator.id) ?? [])].some((mcc) => countryMccs.get(iso2)?.has(mcc));
   let total = 0;
   let linked = 0;
   let active = 0;
@@ -39,6 +55,7 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
   const unlinked = new Map<string, number>();
   const mismatches: CatalogAudit["territory_mismatches"]["examples"] = [];
   let mismatchCount = 0;
+  let otherTerritory = 0;
   for await (const record of streamRecords(db, numberRanges, seq)) {
     const range = record as NumberRange;
     if (range.plan !== "e164") continue;
@@ -52,7 +69,9 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
     linked++;
     if (currentOperator(ops, operator).status === "active") active++;
     else deadEnd++;
-    if (operator.country_iso2 !== range.country_iso2) {
+    if (operator.country_iso2 === range.country_iso2) continue;
+    if (documentedTerritory(operator, range.country_iso2)) otherTerritory++;
+    else {
       mismatchCount++;
       if (mismatches.length < 50) mismatches.push({ range: range.id, country_iso2: range.country_iso2, operator: operator.id, operator_country: operator.country_iso2 });
     }
@@ -77,6 +96,7 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
         return { country_iso2, holder, ranges };
       }),
     territory_mismatches: { count: mismatchCount, examples: mismatches },
+    ranges_in_other_territories: otherTerritory,
     duplicates: [...byKey]
       .filter(([, ids]) => ids.length > 1)
       .map(([key, ids]) => ({ country_iso2: key.split("\t")[0]!, key: key.split("\t")[1]!, operators: ids.sort() })),

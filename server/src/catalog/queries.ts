@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { Capability, Country, Network, NumberRange, Operator } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
@@ -80,9 +80,23 @@ export interface OperatorFilter {
   q?: string;
 }
 
+/**
+ * Operators filed under a country or serving it as one of their territories (docs/catalog.md
+ * "Territories"): `territories` is a JSON array of two-letter codes, so the quoted code matches exactly
+ * one element.
+ */
+const servesCountry = (country: string) => (eb: ExpressionBuilder<any, any>) =>
+  eb.or([eb("country_iso2", "=", country), eb(sql<number>`instr(territories, ${JSON.stringify(country)})`, ">", 0)]);
+
+/** The operators serving a country (servesCountry), in id order: a country's operators are a few hundred at most. */
+export async function countryOperators(db: Db, seq: number, country: string): Promise<Operator[]> {
+  const rows = await atVersion(raw(db).selectFrom("catalog_operators").selectAll().where(servesCountry(country)), seq).orderBy("id").execute();
+  return rows.map((row) => operators.fromRow(row as never) as Operator);
+}
+
 export function listOperators(db: Db, seq: number, filter: OperatorFilter, after: string | null, limit: number): Promise<Page<Operator>> {
   let q = raw(db).selectFrom("catalog_operators").selectAll();
-  if (filter.country) q = q.where("country_iso2", "=", filter.country);
+  if (filter.country) q = q.where(servesCountry(filter.country));
   if (filter.q) {
     // Case-insensitive substring on both databases (MySQL tables use a binary collation); instr
     // rather than LIKE, so % and _ in the search text are plain characters.

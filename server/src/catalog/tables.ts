@@ -51,6 +51,8 @@ export interface OperatorTable extends Versioned {
   brand: string | null;
   tadig: string | null;
   status: string;
+  /** JSON array of ISO codes (0107_operator_territories). */
+  territories: string;
 }
 
 export interface NetworkTable extends Versioned {

@@ -44,6 +44,12 @@ export const Operator = z
     status: OperatorStatus,
     source: z.string(),
     dataset_version: z.string(),
+    /**
+     * ISO codes of every territory the operator serves, its own country included, sorted: an operator
+     * of a shared MCC (340 Guadeloupe/Martinique/Guyane, 647 Réunion/Mayotte, 234 Jersey/Guernsey)
+     * serves several. Added after v1 (additive, last so CSV columns before it keep their places); docs/catalog.md "Territories".
+     */
+    territories: z.array(z.string()),
   })
   .meta({ id: "Operator" });
 export type Operator = z.infer<typeof Operator>;
@@ -223,6 +229,12 @@ export const OperatorDetail = Operator.extend({
   number_range_counts: NumberRangeCounts,
 }).meta({ id: "OperatorDetail" });
 export const PublicOperatorDetail = PublicOperator.extend({ networks: z.array(PublicNetwork) }).meta({ id: "PublicOperatorDetail" });
+
+/**
+ * One country (GET /v1/countries/:iso2) with the operators serving it: those filed under it and those
+ * whose `territories` include it (Réunion's operators under YT), public fields. Additive after v1.
+ */
+export const CountryDetail = Country.extend({ operators: z.array(PublicOperator) }).meta({ id: "CountryDetail" });
 
 export const LOOKUP_NOTE = "range_holder is the original holder of the number's range; numbers ported to another operator are not reflected.";
 

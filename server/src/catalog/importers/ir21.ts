@@ -243,6 +243,9 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: 
     brand: baseOperator?.brand ?? null,
     tadig: document.document.sender_tadig,
     status: "active",
+    // The document speaks for its networks, not for where the operator sells: the reference data's
+    // territories stay while the country does.
+    territories: baseOperator && baseOperator.country_iso2 === country ? baseOperator.territories : [country],
     source,
   };
   const networks: NetworkRecord[] = [];

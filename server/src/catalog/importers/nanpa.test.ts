@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer } from "../../testing/index.ts";
 import { runNanpaImport } from "../commands.ts";
 import { currentVersion } from "../versions.ts";
 import { demoDataset } from "./demo.ts";
@@ -94,4 +94,83 @@ describe("NANPA reports", () => {
       await server.close();
     }
   }, 60_000);
+});
+
+/**
+ * Linking NANPA's holders to operators (nanpa-operators.ts): fixtures/nanpa-carriers/ holds hand-written
+ * reports in NANPA's layouts (CRLF, tab-separated codes with the "In Service File Updated" column,
+ * comma-separated blocks with a quoted company) naming real carriers as NANPA writes them, a wireline
+ * affiliate of each group, and unknown companies. Their OCNs are illustrative: the key is the company.
+ * The expected operators below are written by hand from the companies' identities, not from the table.
+ */
+describe("NANPA holders linked to catalogue operators", () => {
+  const carriers = fileURLToPath(new URL("./fixtures/nanpa-carriers/", import.meta.url));
+  const co = join(carriers, "allutlzd.txt");
+  const blocks = join(carriers, "AllBlocksAugmentedReport.csv");
+  const expected: [string, string, string | null][] = [
+    ["e164-1212910", "US", "us.verizon-wireless"],
+    ["e164-12129103", "US", "us.t-mobile-us"], // a block of Verizon's code assigned to T-Mobile
+    ["e164-12129104", "US", null], // a block assigned to an unknown cable company
+    ["e164-1212920", "US", null], // Verizon New York, Inc.: Verizon's wireline company, not Verizon Wireless
+    ["e164-1212921", "US", "us.verizon-wireless"], // the same company without a state suffix
+    ["e164-1212929", "US", null],
+    ["e164-1206919", "US", "us.t-mobile-us"],
+    ["e164-1404917", "US", "us.at-t-mobility"],
+    ["e164-1416925", "CA", "ca.bell-mobility"],
+    ["e164-1416926", "CA", null], // Bell Canada: wireline, not Bell Mobility
+    ["e164-1604927", "CA", "ca.telus-mobility"],
+    ["e164-1647928", "CA", "ca.rogers"],
+    ["e164-1340690", "VI", null], // the US Virgin Islands are their own region: a US operator's entry does not reach them
+    ["e164-1913915", "US", "us.sprint"],
+  ];
+  let reference: Awaited<ReturnType<typeof import("./reference.ts").referenceDataset>>["candidate"];
+  beforeAll(async () => {
+    reference = (await (await import("./reference.ts")).referenceDataset()).candidate;
+  }, 60_000);
+
+  it("links the companies that are certainly an operator of the reference data, and no other", () => {
+    const merged = withNanpa(reference, readNanpa(file(co), file(blocks)));
+    const nanpa = merged.numberRanges.filter((r) => r.source === "nanpa");
+    expect(nanpa.map((r) => [r.id, r.country_iso2, r.operator_id]).sort()).toEqual([...expected].sort());
+    // The holder stays the company the report names.
+    expect(nanpa.find((r) => r.id === "e164-1212910")!.range_holder).toBe("CELLCO PARTNERSHIP DBA VERIZON WIRELESS - NY");
+    // Every linked operator is active in the reference data or (Sprint) a known inactive one, and of the range's country.
+    const operators = new Map(reference.operators.map((o) => [o.id, o]));
+    for (const r of nanpa.filter((r) => r.operator_id)) expect(operators.get(r.operator_id!)!.country_iso2, r.id).toBe(r.country_iso2);
+  });
+
+  it("every table entry names an operator of the reference data with a reason; without that operator the range stays unlinked", async () => {
+    const { NANPA_OPERATORS, nanpaCompanyKey } = await import("./nanpa-operators.ts");
+    const ids = new Set(reference.operators.map((o) => o.id));
+    for (const entry of NANPA_OPERATORS) {
+      expect(ids.has(entry.operator), entry.operator).toBe(true);
+      expect(reference.operators.find((o) => o.id === entry.operator)!.country_iso2).toBe(entry.country);
+      expect(entry.why.length, entry.company).toBeGreaterThan(30);
+    }
+    expect(nanpaCompanyKey("Cellco Partnership dba Verizon Wireless - NY")).toBe("CELLCO PARTNERSHIP DBA VERIZON WIRELESS");
+    expect(nanpaCompanyKey("T-MOBILE USA, INC.")).toBe("T-MOBILE USA INC");
+    // The demo dataset has no US operator: nothing is linked.
+    expect(withNanpa(demoDataset(), readNanpa(file(co), file(blocks))).numberRanges.filter((r) => r.source === "nanpa" && r.operator_id)).toEqual([]);
+  });
+
+  it("import nanpa over the reference data: lookups answer the operator, the company stays the holder (both databases)", async () => {
+    const server = await startTestServer({ dataset: "reference" });
+    try {
+      await runNanpaImport(server.deps, co, blocks);
+      const key = (await createApiKey(server, await signIn(server))).headers;
+      const lookup = async (number: string) => (await server.json(`/v1/lookup?number=${encodeURIComponent(number)}`, { headers: key })).body.data;
+      expect(await lookup("+12129101234")).toMatchObject({ country_iso2: "US", range_holder: "CELLCO PARTNERSHIP DBA VERIZON WIRELESS - NY", operator: { id: "us.verizon-wireless" } });
+      expect(await lookup("+12129103456")).toMatchObject({ range_holder: "T-MOBILE USA, INC.", operator: { id: "us.t-mobile-us" } });
+      expect(await lookup("+12129104567")).toMatchObject({ range_holder: "EXAMPLE CABLE TELEPHONY OF NY, LLC", operator: null });
+      expect(await lookup("+12129201234")).toMatchObject({ range_holder: "VERIZON NEW YORK, INC.", operator: null });
+      expect(await lookup("+14169251234")).toMatchObject({ country_iso2: "CA", range_holder: "BELL MOBILITY INC.", operator: { id: "ca.bell-mobility" } });
+      const ranges = await server.json("/v1/number-ranges?operator=us.verizon-wireless", { headers: key });
+      expect(ranges.body.data.items.map((r: { id: string }) => r.id).sort()).toEqual(["e164-1212910", "e164-1212921"]);
+      // The audit sees the links, and no territory mismatch comes with them.
+      const audit = await (await import("../audit.ts")).auditCatalog(server.deps.db);
+      expect(audit.territory_mismatches.count).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });

@@ -4,6 +4,7 @@ import type { SourceDescriptor } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
 import type { NumberRangeRecord } from "../records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
+import { NANPA_OPERATORS, nanpaCompanyKey } from "./nanpa-operators.ts";
 
 /**
  * NANPA's public numbering reports as number ranges (docs/catalog.md "NANP coverage"), so US numbers
@@ -168,13 +169,29 @@ export function readNanpa(co: NanpaFile, blocks: NanpaFile | null): NanpaRanges 
 }
 
 /**
+ * NANPA ranges whose holder is certainly a catalogue operator (nanpa-operators.ts), linked to it: the
+ * company's key and the range's region must match an entry whose operator is among `operatorIds`.
+ * Every other range keeps operator_id null, its company as range_holder.
+ */
+export function linkNanpaRanges(ranges: NumberRangeRecord[], operatorIds: ReadonlySet<string>): NumberRangeRecord[] {
+  const table = new Map(NANPA_OPERATORS.filter((e) => operatorIds.has(e.operator)).map((e) => [`${e.country}\t${nanpaCompanyKey(e.company)}`, e.operator]));
+  return ranges.map((range) => {
+    const operator = table.get(`${range.country_iso2}\t${nanpaCompanyKey(range.range_holder ?? "")}`);
+    return operator ? { ...range, operator_id: operator } : range;
+  });
+}
+
+/**
  * The dataset with NANPA's ranges added. A range the dataset already has (same id) keeps its record:
  * the reference data wins where it speaks (libphonenumber has no US carrier data, so in practice this
  * only matters for other NANP countries).
  */
 export function withNanpa(dataset: MaterialisedDataset, nanpa: NanpaRanges): MaterialisedDataset {
   const known = new Set(dataset.numberRanges.map((r) => r.id));
-  const added = nanpa.ranges.filter((r) => !known.has(r.id));
+  const added = linkNanpaRanges(
+    nanpa.ranges.filter((r) => !known.has(r.id)),
+    new Set(dataset.operators.map((o) => o.id)),
+  );
   return {
     ...dataset,
     sources: [...dataset.sources.filter((s) => s.id !== NANPA_SOURCE_ID), nanpa.source],

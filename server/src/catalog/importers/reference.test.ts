@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
@@ -32,9 +33,9 @@ describe("reference import (npm packages, offline)", () => {
     expect(version.counts).toMatchObject({ countries: 253, networks: 3038, number_ranges: 28_884 });
     expect(version.counts.operators).toBe(report.operators);
     expect(version.counts.number_ranges_linked).toBe(report.linked);
-    // 26,364 of 28,884 with the pinned packages (docs/catalog.md): wrong links removed (Ascension to
+    // 26,402 of 28,884 with the pinned packages (docs/catalog.md): wrong links removed (Ascension to
     // Diego Garcia's operator, XOX to a composite row, generic words). A floor, so an added alias is no failure.
-    expect(report.linked).toBeGreaterThanOrEqual(26_364);
+    expect(report.linked).toBeGreaterThanOrEqual(26_402);
     expect(report.linkingRate).toBeGreaterThan(0.91);
   });
 
@@ -176,6 +177,91 @@ describe("reference import (npm packages, offline)", () => {
     // ?country= finds the territory's operators.
     const gp = await server.json("/v1/operators?country=GP", { headers: await apiKey() });
     expect(gp.body.data.items.length).toBeGreaterThan(0);
+  });
+
+  it("an operator's territories hold its ranges (libphonenumber's regions) and are its networks' territories (mcc-mnc-list's rows)", async () => {
+    const operatorRows = await server.deps.db.selectFrom("catalog_operators").select(["id", "country_iso2", "territories"]).where("valid_to", "=", OPEN_VERSION).execute();
+    const territoriesOf = new Map(operatorRows.map((o) => [o.id, new Set(JSON.parse(o.territories) as string[])]));
+    for (const o of operatorRows) expect(territoriesOf.get(o.id)!.has(o.country_iso2), o.id).toBe(true);
+    // 1. Every linked range: the region libphonenumber gives a valid number of it (random completions,
+    //    as above, independent of the importer's example finder) is one of its operator's territories.
+    const ranges = (await server.deps.db
+      .selectFrom("catalog_number_ranges")
+      .select(["id", "prefix", "operator_id", "country_iso2"])
+      .where("valid_to", "=", OPEN_VERSION)
+      .where("plan", "=", "e164")
+      .where("operator_id", "is not", null)
+      .execute()) as { id: string; prefix: string; operator_id: string; country_iso2: string }[];
+    expect(ranges.length).toBe(report.linked);
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const outside: string[] = [];
+    const multi = new Map<string, Set<string>>();
+    let checked = 0;
+    for (const range of ranges) {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        let digits = range.prefix;
+        const length = digits.length + 1 + Math.floor(random() * Math.max(1, 15 - digits.length));
+        while (digits.length < length) digits += String(Math.floor(random() * 10));
+        const parsed = parsePhoneNumberFromString(`+${digits}`);
+        if (!parsed?.isValid()) continue;
+        checked++;
+        const region = parsed.country ?? "ZZ";
+        if (!territoriesOf.get(range.operator_id)!.has(region)) outside.push(`${range.id} (${parsed.number}, ${region}) -> ${range.operator_id} [${[...territoriesOf.get(range.operator_id)!]}]`);
+        if (territoriesOf.get(range.operator_id)!.size > 1) multi.set(range.operator_id, (multi.get(range.operator_id) ?? new Set()).add(region));
+        break;
+      }
+    }
+    expect(checked).toBeGreaterThan(25_000);
+    expect(outside).toEqual([]);
+    // 2. Every territory is one its networks' rows in mcc-mnc-list name, read here from the package's JSON.
+    const require = createRequire(import.meta.url);
+    const rows = require("mcc-mnc-list/mcc-mnc-list.json") as { mcc: string; mnc: string; countryCode: string | null }[];
+    const plmnTerritories = new Map<string, Set<string>>();
+    const mccTerritories = new Map<string, Set<string>>();
+    for (const row of rows) {
+      for (const code of (row.countryCode ?? "").split("/")) {
+        const iso2 = code.slice(0, 2).toUpperCase();
+        plmnTerritories.set(`${row.mcc}-${row.mnc}`, (plmnTerritories.get(`${row.mcc}-${row.mnc}`) ?? new Set()).add(iso2));
+        mccTerritories.set(row.mcc, (mccTerritories.get(row.mcc) ?? new Set()).add(iso2));
+      }
+    }
+    const networkRows = await current("catalog_networks").select(["id", "mcc", "operator_id"]).where("operator_id", "is not", null).execute();
+    const unlisted: string[] = [];
+    for (const [id, territories] of territoriesOf) {
+      if (territories.size === 1) continue;
+      const own = networkRows.filter((n) => n.operator_id === id);
+      for (const territory of territories) {
+        if (!own.some((n) => mccTerritories.get(n.mcc)?.has(territory) && plmnTerritories.get(n.id)?.has(territory))) unlisted.push(`${id}: ${territory}`);
+      }
+    }
+    expect(unlisted).toEqual([]);
+    // The operators the issue names: each serves the territories its ranges are dialled in.
+    expect(Object.fromEntries([...multi].map(([id, regions]) => [id, [...regions].sort()]))).toMatchObject({
+      "bl.digicel-antilles-francaise-guyane": ["GF", "GP", "MQ"],
+      "bl.orange-caraibe-mobiles": ["GF", "GP", "MQ"],
+      "yt.orange-la-reunion": ["RE", "YT"],
+      "yt.telco-oi": ["RE", "YT"],
+      "gb.jt": ["GG", "JE"],
+    });
+    // Holders named in a territory's own rows link by containment there too: Guam's "GTA" is GTA
+    // Wireless (Teleguam, 310-140), which its ranges then file under GU with its network.
+    const gta = await current("catalog_number_ranges" as "catalog_networks").where("range_holder" as "id", "=", "GTA").select(["operator_id", "country_iso2"]).execute();
+    expect(new Set(gta.map((r) => `${r.country_iso2} ${r.operator_id}`))).toEqual(new Set(["GU us.teleguam"]));
+    expect((await current("catalog_networks").where("id", "=", "310-140").select("country_iso2").executeTakeFirstOrThrow()).country_iso2).toBe("GU");
+    // 3. ?country= finds them under each territory; the audit counts no mismatch and shows the rest.
+    const headers = await apiKey();
+    for (const [country, id] of [["YT", "yt.orange-la-reunion"], ["YT", "yt.telco-oi"], ["MQ", "bl.digicel-antilles-francaise-guyane"], ["GF", "bl.orange-caraibe-mobiles"], ["GG", "gb.jt"], ["JE", "gb.sure"], ["GU", "us.teleguam"], ["RE", "yt.societe-reunionnaise-du-radiotelephone"], ["JE", "gb.jersey-airtel"]] as const) {
+      const found = await server.json(`/v1/operators?country=${country}&limit=500`, { headers });
+      expect(found.body.data.items.map((o: { id: string }) => o.id), `${country} lists ${id}`).toContain(id);
+      const resource = await server.json(`/v1/countries/${country}`);
+      expect(resource.body.data.operators.map((o: { id: string }) => o.id), `/v1/countries/${country} lists ${id}`).toContain(id);
+    }
+    const audit = await auditCatalog(server.deps.db);
+    expect(audit.territory_mismatches).toEqual({ count: 0, examples: [] });
+    const home = new Map(operatorRows.map((o) => [o.id, o.country_iso2]));
+    expect(audit.ranges_in_other_territories).toBe(ranges.filter((r) => home.get(r.operator_id) !== r.country_iso2).length);
+    expect(audit.ranges_in_other_territories).toBeGreaterThan(0);
   });
 
   it("the link audit list holds: no audited holder links its wrong operator, each links its correct one or none", async () => {

@@ -360,7 +360,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     // "Vodafone" vs "Vodafone Egypt", "Airtel" vs "Bharti Airtel": the one operator of the country
     // whose name or brand contains the holder's name as whole words (or is contained in it).
     const candidates = new Set<string>();
-    for (const index of [operatorAliases, brandAliases]) {
+    for (const index of [operatorAliases, brandAliases, territoryAliases]) {
       for (const [alias, id] of index.get(country) ?? []) {
         // The holder inside a longer alias, or (reverse) an alias inside the holder's name unless the
         // alias is a generic word ("Sure", "Cable", "Telecom", "Liberia" inside another company's name).
@@ -445,6 +445,18 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     draft.country = home;
     for (const network of served) network.country_iso2 = home;
   }
+  // The territories an operator serves: its country, and each other territory where it holds ranges
+  // (libphonenumber's region of a valid number) AND one of its networks is listed (the PLMN's
+  // mcc-mnc-list rows: "BL/GF/GP/MF/MQ", "YT/RE", 234-50 again under GG and JE). Both sources must
+  // agree: a shared MCC row alone does not say Guadeloupe Téléphone Mobile sells in Martinique, nor
+  // does a range alone say which territory's licence it falls under. docs/catalog.md "Territories".
+  const served = new Map<string, Set<string>>();
+  for (const draft of operators.values()) {
+    const listed = new Set((operatorNetworks.get(draft.id) ?? []).flatMap((n) => [...(networkTerritories.get(n.id) ?? [])]));
+    const territories = new Set([draft.country]);
+    for (const territory of rangeTerritories.get(draft.id)?.keys() ?? []) if (listed.has(territory)) territories.add(territory);
+    served.set(draft.id, territories);
+  }
 
   const operatorRecords: OperatorRecord[] = [...operators.values()]
     .map((d) => {
@@ -463,6 +475,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
         brand: mostCommon(d.brands),
         tadig: null,
         status,
+        territories: [...served.get(d.id)!].sort(),
         source: "mcc-mnc-list",
       };
     })

@@ -1,12 +1,15 @@
 /**
  * GET /v1/countries/:iso2                        public (same for every caller)
  *
- * 200 {code: 0, data: Country, meta}     400 INVALID_REQUEST (not alpha-2)     404 NOT_FOUND
+ * One country with the operators serving it (filed under it or serving it as one of their
+ * territories), public operator fields.
+ *
+ * 200 {code: 0, data: CountryDetail, meta}     400 INVALID_REQUEST (not alpha-2)     404 NOT_FOUND
  */
 import { z } from "zod";
-import { Country } from "../../contract/catalog.ts";
+import { CountryDetail } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { getCountry } from "../queries.ts";
+import { countryOperators, getCountry } from "../queries.ts";
 import { CountryParam } from "./params.ts";
 import { defineRoute } from "./route.ts";
 
@@ -14,13 +17,15 @@ export const countryGetRoute = defineRoute({
   method: "GET",
   path: "/v1/countries/:iso2",
   summary: "One country",
-  description: "A country by ISO 3166-1 alpha-2 code (case-insensitive).",
+  description:
+    "A country by ISO 3166-1 alpha-2 code (case-insensitive), with the operators serving it: those filed under it and those whose territories include it (e.g. Réunion's operators under YT).",
   access: "public",
   input: { params: z.object({ iso2: CountryParam }) },
-  output: { full: Country, public: Country },
+  output: { full: CountryDetail, public: CountryDetail },
   async handle({ deps, version, input }) {
     const country = await getCountry(deps.db, version.seq, input.iso2);
     if (!country) throw new AppError("NOT_FOUND", `No country ${input.iso2}`);
-    return country;
+    const operators = await countryOperators(deps.db, version.seq, input.iso2);
+    return { ...country, operators: operators.map((o) => ({ id: o.id, country_iso2: o.country_iso2, name: o.name })) };
   },
 });

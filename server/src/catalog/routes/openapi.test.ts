@@ -28,6 +28,10 @@ describe("GET /v1/openapi.json", () => {
     for (const ref of new Set(refs)) expect(doc.components.schemas, ref).toHaveProperty(ref);
     // The anonymous projection is part of the contract.
     expect(doc.paths["/v1/operators"].get.responses["200"].content["application/json"].schema.properties.data.anyOf).toHaveLength(2);
+    // Operators' territories (additive, docs/catalog.md "Territories"): a required list of codes in the full projection.
+    expect(doc.components.schemas.Operator.properties.territories).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(doc.components.schemas.Operator.required).toContain("territories");
+    expect(doc.paths["/v1/operators"].get.description).toMatch(/territor/);
     expect(doc.paths["/v1/lookup/batch"].post.requestBody.content["application/json"].schema.properties.numbers.maxItems).toBe(100);
     expect(doc.paths["/contact"].post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/ContactInquiryInput");
   });

@@ -70,6 +70,7 @@ describe("anonymous projection vs full fields", () => {
         brand: "China Mobile",
         tadig: null,
         status: "active",
+        territories: ["CN"],
         source: "demo",
         dataset_version: anonymous.body.meta.dataset_version,
       });
@@ -110,7 +111,15 @@ describe("anonymous projection vs full fields", () => {
     const list = await server.json("/v1/countries");
     expect(list.body.data.items.map((c: { iso2: string }) => c.iso2)).toEqual(["CN", "GB", "US"]);
     const one = await server.json("/v1/countries/gb");
-    expect(one.body.data).toEqual({ iso2: "GB", iso3: "GBR", name: "United Kingdom", name_zh: "英国", calling_codes: ["44"], mccs: ["234", "235"] });
+    expect(one.body.data).toEqual({
+      iso2: "GB",
+      iso3: "GBR",
+      name: "United Kingdom",
+      name_zh: "英国",
+      calling_codes: ["44"],
+      mccs: ["234", "235"],
+      operators: [{ id: "gb.ee", country_iso2: "GB", name: "EE" }],
+    });
   });
 
   it.each([
