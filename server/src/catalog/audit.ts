@@ -1,8 +1,9 @@
-import type { NumberRange, Operator } from "../contract/catalog.ts";
+import type { Network, NumberRange, Operator } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
-import { numberRanges, operators } from "./entities.ts";
+import { networks, numberRanges, operators } from "./entities.ts";
 import { linkKey } from "./importers/names.ts";
 import { currentOperator } from "./operator-lineage.ts";
+import { networkOfNumber } from "./operator-networks.ts";
 import { streamRecords } from "./queries.ts";
 import { currentVersion } from "./versions.ts";
 
@@ -19,6 +20,8 @@ export interface CatalogAudit {
   linked_active_rate: number;
   /** Linked to an operator whose status is not active and which has no active successor. */
   linked_inactive_without_successor: number;
+  /** Linked ranges whose numbers get one `network` (operator-networks.ts networkOfNumber). */
+  linked_single_network: number;
   top_unlinked_holders: { country_iso2: string; holder: string; ranges: number }[];
   /** Linked ranges whose operator is filed under another country. */
   territory_mismatches: { count: number; examples: { range: string; country_iso2: string; operator: string; operator_country: string }[] };
@@ -32,6 +35,14 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
   const seq = version?.seq ?? 0;
   const ops = new Map<string, Operator>();
   for await (const o of streamRecords(db, operators, seq)) ops.set(o.id, o as Operator);
+  const nets = new Map<string, Network>();
+  const netsOf = new Map<string, Network[]>();
+  for await (const record of streamRecords(db, networks, seq)) {
+    const n = record as Network;
+    nets.set(n.id, n);
+    if (n.operator_id) netsOf.set(n.operator_id, [...(netsOf.get(n.operator_id) ?? []), n]);
+  }
+  let singleNetwork = 0;
   let total = 0;
   let linked = 0;
   let active = 0;
@@ -50,8 +61,16 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
       continue;
     }
     linked++;
-    if (currentOperator(ops, operator).status === "active") active++;
+    const current = currentOperator(ops, operator, range.prefix ?? undefined);
+    if (current.status === "active") active++;
     else deadEnd++;
+    const network = networkOfNumber({
+      rangeNetwork: range.network_id ? (nets.get(range.network_id) ?? null) : null,
+      networks: netsOf.get(operator.id) ?? [],
+      currentNetworks: current !== operator ? (netsOf.get(current.id) ?? []) : [],
+      country: range.country_iso2,
+    });
+    if (network) singleNetwork++;
     if (operator.country_iso2 !== range.country_iso2) {
       mismatchCount++;
       if (mismatches.length < 50) mismatches.push({ range: range.id, country_iso2: range.country_iso2, operator: operator.id, operator_country: operator.country_iso2 });
@@ -69,6 +88,7 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
     linked_active: active,
     linked_active_rate: total ? Math.round((active / total) * 10_000) / 10_000 : 0,
     linked_inactive_without_successor: deadEnd,
+    linked_single_network: singleNetwork,
     top_unlinked_holders: [...unlinked]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, 25)

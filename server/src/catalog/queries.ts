@@ -3,6 +3,7 @@ import type { Capability, Country, Network, NumberRange, Operator } from "../con
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { capabilities, countries, networks, numberRanges, operators, type EntityKind } from "./entities.ts";
+import { survivingOperatorId } from "./operator-lineage.ts";
 
 /**
  * Reading the catalogue at a pinned dataset version (by its seq): a record incarnation is visible
@@ -81,7 +82,8 @@ export interface OperatorFilter {
 }
 
 export function listOperators(db: Db, seq: number, filter: OperatorFilter, after: string | null, limit: number): Promise<Page<Operator>> {
-  let q = raw(db).selectFrom("catalog_operators").selectAll();
+  // Test, unassigned and composite rows are no operators: not listed, still served by id.
+  let q = raw(db).selectFrom("catalog_operators").selectAll().where("listed", "=", 1);
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
   if (filter.q) {
     // Case-insensitive substring on both databases (MySQL tables use a binary collation); instr
@@ -158,9 +160,12 @@ export function listCapabilities(db: Db, seq: number, filter: CapabilityFilter, 
 }
 
 /** An operator with what hangs off it: networks, capabilities and range counts. */
-export async function operatorDetail(db: Db, seq: number, id: string) {
-  const operator = await getOperator(db, seq, id);
+export async function operatorDetail(db: Db, seq: number, requested: string) {
+  // The id of a duplicate merged into another operator (operator-lineage.ts OPERATOR_MERGES) still
+  // resolves: to the survivor's record, whose id tells the caller the new one.
+  const operator = (await getOperator(db, seq, requested)) ?? (survivingOperatorId(requested) !== requested ? await getOperator(db, seq, survivingOperatorId(requested)) : null);
   if (!operator) return null;
+  const id = operator.id;
   const nets = await atVersion(raw(db).selectFrom("catalog_networks").selectAll().where("operator_id", "=", id), seq).orderBy("id").execute();
   const caps = await atVersion(raw(db).selectFrom("catalog_capabilities").selectAll().where("operator_id", "=", id), seq).orderBy("id").execute();
   const counts = await atVersion(

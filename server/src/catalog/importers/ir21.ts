@@ -242,7 +242,11 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: 
     name_local: document.organisation.name_local ?? baseOperator?.name_local ?? null,
     brand: baseOperator?.brand ?? null,
     tadig: document.document.sender_tadig,
+    // An operator that sends its IR.21 runs its network: active, its own successor, listed.
     status: "active",
+    successor_id: null,
+    lineage: null,
+    listed: true,
     source,
   };
   const networks: NetworkRecord[] = [];

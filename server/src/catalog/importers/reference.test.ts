@@ -207,12 +207,17 @@ describe("reference import (npm packages, offline)", () => {
   });
 
   it("the lineage table names existing operators, successors active or themselves succeeded, with a source", async () => {
-    const ids = [...new Set(OPERATOR_LINEAGE.flatMap((e) => [e.operator, e.successor]))];
+    expect(report.unusedLineage).toEqual([]);
+    const successorsOf = (e: (typeof OPERATOR_LINEAGE)[number]) => [e.successor, ...(e.successors ?? []).map((s) => s.operator)].filter((id): id is string => id !== null);
+    const ids = [...new Set(OPERATOR_LINEAGE.flatMap((e) => [e.operator, ...successorsOf(e)]))];
     const found = await current("catalog_operators").where("id", "in", ids).select(["id", "status"]).execute();
     const status = new Map(found.map((o) => [o.id, o.status]));
     for (const entry of OPERATOR_LINEAGE) {
       expect(status.has(entry.operator), entry.operator).toBe(true);
-      expect(status.has(entry.successor), entry.successor).toBe(true);
+      // One successor, or a split among several: never both, never neither.
+      expect(successorsOf(entry).length, entry.operator).toBeGreaterThan(0);
+      expect(entry.successor === null, entry.operator).toBe(entry.successors !== undefined);
+      for (const id of successorsOf(entry)) expect(status.has(id), id).toBe(true);
       expect(entry.reference.length).toBeGreaterThan(30);
       expect(entry.date).toMatch(/^\d{4}(-\d{2})?/);
     }
