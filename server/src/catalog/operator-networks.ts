@@ -9,11 +9,14 @@ import type { Network } from "../contract/catalog.ts";
  *    operator's network by rules 3-4 (Oi's numbers in DDD 11 are served by TIM's network, not by Oi's
  *    closed 724-31);
  * 3. the holder's only operational network, else its only operational network in the number's country;
- * 4. the holder's only network, whatever its status (the reference data leaves many statuses blank).
+ * 4. the holder's only network, whatever its status (the reference data leaves many statuses blank);
+ * 5. several operational networks in the country that all carry one name, the same network under
+ *    several MNCs (TIM Brasil's 724-02/03/04, Vivo's 724-06/10/11/23): the lowest MCC-MNC, the one
+ *    `primary_network` names. Not where MNCs are licence areas (India's telecom circles: Vi India has a
+ *    network per circle, and which circle a number belongs to is not in the data).
  *
- * Otherwise null: an operator with several operational networks in the country (China Mobile's
- * 460-00, 460-02, 460-07 …) gives no way to tell which one a range uses; `networks` lists them all and
- * `primary_network` picks one by its own documented rule.
+ * Otherwise null: several differently named operational networks (a mobile and an IoT network …)
+ * give no way to tell which one a range uses; `networks` lists them and `primary_network` picks one.
  */
 export function networkOfNumber(input: {
   /** The range's own network, when the range names one. */
@@ -41,5 +44,12 @@ function soleNetwork(networks: readonly Network[], country: string | null): Netw
   if (operational.length === 1) return operational[0]!;
   const inCountry = operational.filter((n) => n.country_iso2 === country);
   if (inCountry.length === 1) return inCountry[0]!;
-  return networks.length === 1 ? networks[0]! : null;
+  if (networks.length === 1) return networks[0]!;
+  if (inCountry.length > 1 && country && !LICENCE_AREA_COUNTRIES.has(country) && new Set(inCountry.map((n) => n.name)).size === 1) {
+    return [...inCountry].sort((a, b) => a.mcc.localeCompare(b.mcc) || a.mnc.localeCompare(b.mnc))[0]!;
+  }
+  return null;
 }
+
+/** Countries whose MNCs are licence areas (India's telecom circles; reference.ts BRAND_IS_OPERATOR). */
+const LICENCE_AREA_COUNTRIES = new Set(["IN"]);

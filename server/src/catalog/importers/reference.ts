@@ -348,6 +348,10 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     if (operatorIds.has(alias.operator)) curated.set(`${alias.country}:${linkKey(alias.holder)}`, entry);
   }
   const curatedTarget = new Map(OPERATOR_ALIASES.map((a) => [`${a.country}:${a.holder}`, a.operator]));
+  // The network an alias names, when that network exists and belongs to the alias's operator.
+  const curatedNetwork = new Map(
+    OPERATOR_ALIASES.filter((a) => a.network && networks.get(a.network)?.operator_id === a.operator).map((a) => [`${a.country}:${linkKey(a.holder)}:${a.operator}`, a.network!]),
+  );
   // The audit list (link-audit.ts) overrides every rule: a corrected link, or none.
   const audited = new Map(LINK_AUDIT.map((a) => [`${a.country}:${linkKey(a.holder)}`, a.correct && operatorIds.has(a.correct) ? a.correct : null]));
   const resolveOperator = (country: string, holder: string): string | null => {
@@ -422,7 +426,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
         mcc: null,
         mnc: null,
         operator_id: operatorId,
-        network_id: null,
+        network_id: operatorId ? (curatedNetwork.get(`${country}:${linkKey(holder)}:${operatorId}`) ?? null) : null,
         range_holder: holder,
         range_holder_local: local,
         source: "libphonenumber-carrier",

@@ -70,6 +70,9 @@ describe("anonymous projection vs full fields", () => {
         brand: "China Mobile",
         tadig: null,
         status: "active",
+        successor_id: null,
+        lineage: null,
+        listed: true,
         source: "demo",
         dataset_version: anonymous.body.meta.dataset_version,
       });
