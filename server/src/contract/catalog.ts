@@ -320,7 +320,7 @@ export const NumberLookup = z
      */
     current_operator: Operator.nullable(),
     range: NumberRange.nullable(),
-    /** The range's network (IR.21 data), or the operator's only network; else null. */
+    /** The number's network by the documented rule (docs/catalog.md "The number's network", catalog/operator-networks.ts); else null. */
     network: Network.nullable(),
     /** Every network of the operator (an operator often has several PLMNs). */
     networks: z.array(Network),
