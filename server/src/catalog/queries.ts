@@ -98,6 +98,13 @@ export function listOperators(db: Db, seq: number, filter: OperatorFilter, after
 
 export const getOperator = (db: Db, seq: number, id: string) => one(db, operators, seq, id);
 
+/**
+ * The ids an `operator` filter matches: the id itself and, for a merged near-duplicate, its survivor
+ * (the old id still finds the networks and ranges it had; an older version pinned by a cursor still
+ * holds them under the old id).
+ */
+const operatorIdsFor = (id: string): string[] => [...new Set([id, survivingOperatorId(id)])];
+
 export interface NetworkFilter {
   country?: string;
   operator?: string;
@@ -109,7 +116,7 @@ export interface NetworkFilter {
 export function listNetworks(db: Db, seq: number, filter: NetworkFilter, after: string | null, limit: number): Promise<Page<Network>> {
   let q = raw(db).selectFrom("catalog_networks").selectAll();
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
-  if (filter.operator) q = q.where("operator_id", "=", filter.operator);
+  if (filter.operator) q = q.where("operator_id", "in", operatorIdsFor(filter.operator));
   if (filter.mcc) q = q.where("mcc", "=", filter.mcc);
   if (filter.mnc) q = q.where("mnc", "=", filter.mnc);
   if (filter.tadig) q = q.where("tadig", "=", filter.tadig);
@@ -130,7 +137,7 @@ export interface NumberRangeFilter {
 export function listNumberRanges(db: Db, seq: number, filter: NumberRangeFilter, after: string | null, limit: number): Promise<Page<NumberRange>> {
   let q = raw(db).selectFrom("catalog_number_ranges").selectAll();
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
-  if (filter.operator) q = q.where("operator_id", "=", filter.operator);
+  if (filter.operator) q = q.where("operator_id", "in", operatorIdsFor(filter.operator));
   if (filter.kind) q = q.where("kind", "=", filter.kind);
   if (filter.plan) q = q.where("plan", "=", filter.plan);
   if (filter.prefix) {
@@ -153,7 +160,7 @@ export interface CapabilityFilter {
 export function listCapabilities(db: Db, seq: number, filter: CapabilityFilter, after: string | null, limit: number): Promise<Page<Capability>> {
   let q = raw(db).selectFrom("catalog_capabilities").selectAll();
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
-  if (filter.operator) q = q.where("operator_id", "=", filter.operator);
+  if (filter.operator) q = q.where("operator_id", "in", operatorIdsFor(filter.operator));
   if (filter.network) q = q.where("network_id", "=", filter.network);
   if (filter.name) q = q.where("name", "=", filter.name);
   return page(capabilities, q, seq, after, limit);

@@ -285,6 +285,9 @@ describe("reference import (npm packages, offline)", () => {
     expect(old.body.data.id).toBe("es.xfera-moviles");
     // Yoigo's 214-04 and the S.A.U. row's 214-29 are one operator's networks now.
     expect(old.body.data.networks.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(["214-04", "214-29"]));
+    // The old id as a filter finds the survivor's networks.
+    const byOldId = await server.json("/v1/networks?operator=es.xfera-moviles-s-a-u", { headers });
+    expect(byOldId.body.data.items.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(["214-04", "214-29"]));
     const listed = await server.json("/v1/operators?country=ES&q=xfera", { headers });
     expect(listed.body.data.items.map((o: { id: string }) => o.id)).toEqual(["es.xfera-moviles"]);
     // Macau's China Telecom: the ranges that named the closed CDMA row now name the operator running 455-07.
