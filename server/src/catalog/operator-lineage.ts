@@ -48,6 +48,35 @@ export const OPERATOR_LINEAGE: readonly LineageEntry[] = [
     reason: "merged",
     reference: "Oi (Telemar/TNL) bought Brasil Telecom in 2008-09 and merged its GSM network into Oi",
   },
+  // Certain from mcc-mnc-list's own notes on the closed network's or the successor's row.
+  {
+    operator: "at.orange-austria",
+    successor: "at.hutchison-drei-austria",
+    date: "2013-01",
+    reason: "acquired",
+    reference: "Hutchison 3G Austria bought Orange Austria (closed January 2013) and merged it into Drei; mcc-mnc-list 232-05 (3, Hutchison Drei Austria): 'former Orange Austria'",
+  },
+  {
+    operator: "id.pt-natrindo-telepon-seluler",
+    successor: "id.pt-xl-axiata-tbk",
+    date: "2014",
+    reason: "merged",
+    reference: "XL Axiata bought AXIS (PT Natrindo Telepon Seluler) in 2014 and merged it; mcc-mnc-list 510-08: 'Merged with XL (MNC 11), MNC 08 no longer used'",
+  },
+  {
+    operator: "bm.m3-wireless",
+    successor: "bm.bermuda-digital",
+    date: "2011",
+    reason: "merged",
+    reference: "mcc-mnc-list 350-02 (Mobility, M3 Wireless): 'Merged with CellOne in 2011'; 350-00 (One, Bermuda Digital Communications): 'Former CellOne'",
+  },
+  {
+    operator: "hn.digicel-honduras",
+    successor: "hn.servicios-comunicaciones-honduras-s-a-c-v",
+    date: "2011",
+    reason: "acquired",
+    reference: "mcc-mnc-list 708-040 (Digicel de Honduras): 'Sold to Claro in 2011'; Claro Honduras is Servicios de Comunicaciones de Honduras (708-001)",
+  },
   {
     operator: "br.tnl-pcs-oi",
     successor: null,

@@ -271,6 +271,17 @@ describe("reference import (npm packages, offline)", () => {
     expect(new Set(all).size).toBe(67);
     const brasilTelecom = await server.json("/v1/operators/br.brasil-telecom-gsm", { headers });
     expect(brasilTelecom.body.data).toMatchObject({ successor_id: "br.tnl-pcs-oi", lineage: { reason: "merged" } });
+    // Successors written here by hand from mcc-mnc-list's notes ("former Orange Austria", "Merged with XL").
+    for (const [closed, successor] of [
+      ["at.orange-austria", "at.hutchison-drei-austria"],
+      ["id.pt-natrindo-telepon-seluler", "id.pt-xl-axiata-tbk"],
+      ["bm.m3-wireless", "bm.bermuda-digital"],
+      ["hn.digicel-honduras", "hn.servicios-comunicaciones-honduras-s-a-c-v"],
+    ]) {
+      const record = await server.json(`/v1/operators/${closed}`, { headers });
+      expect(record.body.data, closed).toMatchObject({ status: "inactive", successor_id: successor });
+      expect((await server.json(`/v1/operators/${successor}`, { headers })).body.data.status, successor).toBe("active");
+    }
     // An operator without lineage: both null. Anonymous callers see neither field.
     const airtel = await server.json("/v1/operators/in.airtel", { headers });
     expect(airtel.body.data).toMatchObject({ status: "active", successor_id: null, lineage: null, listed: true });
