@@ -77,6 +77,17 @@ export type Operator = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
+  successor_id: string | null;
+  lineage: {
+    date: string;
+    reason: "merged" | "acquired" | "renamed" | "split";
+    reference: string;
+    successors: {
+      operator_id: string;
+      prefixes: string[];
+    }[] | null;
+  } | null;
+  listed: boolean;
   source: string;
   dataset_version: string;
   territories: string[];
@@ -212,6 +223,17 @@ export type OperatorDetail = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
+  successor_id: string | null;
+  lineage: {
+    date: string;
+    reason: "merged" | "acquired" | "renamed" | "split";
+    reference: string;
+    successors: {
+      operator_id: string;
+      prefixes: string[];
+    }[] | null;
+  } | null;
+  listed: boolean;
   source: string;
   dataset_version: string;
   territories: string[];

@@ -59,7 +59,7 @@ function* ranges(variant: "a" | "b"): Generator<NumberRangeRecord> {
 
 function candidate(variant: "a" | "b"): CandidateDataset {
   const operators: OperatorRecord[] = Array.from({ length: OPERATORS }, (_, i) => ({
-    id: `cn.bench-${i}`, country_iso2: "CN", name: `Bench Operator ${i}`, name_local: null, brand: null, tadig: null, status: "active", territories: ["CN"], source: "demo",
+    id: `cn.bench-${i}`, country_iso2: "CN", name: `Bench Operator ${i}`, name_local: null, brand: null, tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], source: "demo",
   }));
   const networks: NetworkRecord[] = Array.from({ length: OPERATORS }, (_, i) => ({
     id: `460-${String(100 + i)}`, mcc: "460", mnc: String(100 + i), country_iso2: "CN", operator_id: `cn.bench-${i}`, name: `Bench ${i}`, tadig: null,

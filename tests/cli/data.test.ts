@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
+import { createApiKey, demoDataset, importDataset, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
 import { CliSandbox } from "./harness.ts";
 
 let server: TestServer;
@@ -185,5 +185,19 @@ describe("export progress", () => {
     const piped = await runWith(false);
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toContain("Downloading");
+  });
+});
+
+describe("ir21 operators <id> (lineage)", () => {
+  it("shows an operator's successor with reason and date", async () => {
+    const next = demoDataset();
+    const ee = next.operators.find((o) => o.id === "gb.ee")!;
+    next.operators.push({ ...ee, id: "gb.orange", name: "Orange", brand: "Orange", status: "inactive", successor_id: "gb.ee", lineage: { date: "2010-04", reason: "merged", reference: "Orange UK and T-Mobile UK merged into Everything Everywhere (EE)", successors: null } });
+    await importDataset(server.deps, next);
+    const shown = await cli.run(["operators", "gb.orange"], { env: keyEnv });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^Successor\s+gb\.ee \(merged 2010-04\)$/m);
+    const json = await cli.run(["--json", "operators", "gb.orange"], { env: keyEnv });
+    expect(json.json()).toMatchObject({ successor_id: "gb.ee", lineage: { reason: "merged" }, listed: true });
   });
 });

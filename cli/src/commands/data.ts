@@ -142,6 +142,13 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
               ["Country", data.country_iso2],
               ["Brand", data.brand],
               ["Status", data.status],
+              // Lineage (docs/catalog.md "Lineage"): the successor, or a split's buyers.
+              [
+                "Successor",
+                data.lineage
+                  ? `${data.successor_id ?? (data.lineage.successors ?? []).map((s) => s.operator_id).join(", ")} (${data.lineage.reason} ${data.lineage.date})`
+                  : null,
+              ],
               ["TADIG", data.tadig],
               ["Number ranges", data.number_range_counts ? `${data.number_range_counts.total} (${data.number_range_counts.mobile} mobile)` : null],
             ]);

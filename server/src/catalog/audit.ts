@@ -3,6 +3,7 @@ import type { Db } from "../db/db.ts";
 import { countries, networks, numberRanges, operators } from "./entities.ts";
 import { linkKey } from "./importers/names.ts";
 import { currentOperator } from "./operator-lineage.ts";
+import { networkOfNumber } from "./operator-networks.ts";
 import { streamRecords } from "./queries.ts";
 import { currentVersion } from "./versions.ts";
 
@@ -19,6 +20,8 @@ export interface CatalogAudit {
   linked_active_rate: number;
   /** Linked to an operator whose status is not active and which has no active successor. */
   linked_inactive_without_successor: number;
+  /** Linked ranges whose numbers get one `network` (operator-networks.ts networkOfNumber). */
+  linked_single_network: number;
   top_unlinked_holders: { country_iso2: string; holder: string; ranges: number }[];
   /**
    * Linked ranges filed under a country that is neither their operator's country nor a documented
@@ -40,14 +43,17 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
   for await (const o of streamRecords(db, operators, seq)) ops.set(o.id, o as Operator);
   const countryMccs = new Map<string, Set<string>>();
   for await (const c of streamRecords(db, countries, seq)) countryMccs.set((c as Country).iso2, new Set((c as Country).mccs));
-  const operatorMccs = new Map<string, Set<string>>();
+  const nets = new Map<string, Network>();
+  const netsOf = new Map<string, Network[]>();
   for await (const record of streamRecords(db, networks, seq)) {
     const n = record as Network;
-    if (n.operator_id) operatorMccs.set(n.operator_id, (operatorMccs.get(n.operator_id) ?? new Set()).add(n.mcc));
+    nets.set(n.id, n);
+    if (n.operator_id) netsOf.set(n.operator_id, [...(netsOf.get(n.operator_id) ?? []), n]);
   }
   /** A territory the operator claims that the country's MCC list backs through one of its networks. */
   const documentedTerritory = (operator: Operator, iso2: string) =>
-    (operator.territories ?? []).includes(iso2) && [...(operatorMccs.get(operator.id) ?? [])].some((mcc) => countryMccs.get(iso2)?.has(mcc));
+    (operator.territories ?? []).includes(iso2) && (netsOf.get(operator.id) ?? []).some((n) => countryMccs.get(iso2)?.has(n.mcc));
+  let singleNetwork = 0;
   let total = 0;
   let linked = 0;
   let active = 0;
@@ -67,8 +73,16 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
       continue;
     }
     linked++;
-    if (currentOperator(ops, operator).status === "active") active++;
+    const current = currentOperator(ops, operator, range.prefix ?? undefined);
+    if (current.status === "active") active++;
     else deadEnd++;
+    const network = networkOfNumber({
+      rangeNetwork: range.network_id ? (nets.get(range.network_id) ?? null) : null,
+      networks: netsOf.get(operator.id) ?? [],
+      currentNetworks: current !== operator ? (netsOf.get(current.id) ?? []) : [],
+      country: range.country_iso2,
+    });
+    if (network) singleNetwork++;
     if (operator.country_iso2 === range.country_iso2) continue;
     if (documentedTerritory(operator, range.country_iso2)) otherTerritory++;
     else {
@@ -88,6 +102,7 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
     linked_active: active,
     linked_active_rate: total ? Math.round((active / total) * 10_000) / 10_000 : 0,
     linked_inactive_without_successor: deadEnd,
+    linked_single_network: singleNetwork,
     top_unlinked_holders: [...unlinked]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, 25)

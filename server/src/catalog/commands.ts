@@ -152,6 +152,7 @@ const dataCommand = defineCommand({
           console.log(
             [
               `Dataset ${audit.dataset_version ?? "(none)"}: ${audit.number_ranges} E.164 ranges, ${audit.linked} linked, ${audit.linked_active} to an active operator directly or via lineage (${(audit.linked_active_rate * 100).toFixed(1)} %).`,
+              `Linked to an inactive operator without successor: ${audit.linked_inactive_without_successor}; linked ranges whose numbers get one network: ${audit.linked_single_network}.`,
               `Territory mismatches: ${audit.territory_mismatches.count} (ranges in another documented territory of their operator: ${audit.ranges_in_other_territories}); near-duplicate operators: ${audit.duplicates.length}.`,
               `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
               `Sources: ${audit.sources.map((s) => `${s.id} ${s.version ?? "-"}`).join(", ")}`,

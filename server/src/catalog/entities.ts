@@ -29,6 +29,12 @@ export interface EntityKind<R = any, T extends RecordTable = RecordTable> {
   schema: z.ZodType<R>;
   /** Field order of the canonical form: the content hash and changed_fields follow it. */
   fields: readonly (keyof R & string)[];
+  /**
+   * Fields added after records were first stored, with the value every record had implicitly before:
+   * left out of the content hash while they hold it, so an upgrade does not announce every record as
+   * updated (the hash of a record without lineage stays what it was before the fields existed).
+   */
+  addedFields?: Partial<Record<keyof R & string, unknown>>;
   /** Event type prefix, e.g. ir21.operator; capabilities announce every change as ir21.capability.changed; countries are not evented. */
   events: { added: EventType; removed: EventType; updated: EventType } | null;
   toRow(record: R): Omit<RowOf<T>, Versioning>;
@@ -51,7 +57,11 @@ export function canonicalJson(value: unknown): string {
 /** Content hash of a record: sha1 over its fields' canonical JSON in field order, base64url (27 chars). */
 export function contentHash<R>(kind: EntityKind<R>, record: R): string {
   // One string, one one-shot digest: this runs a million times on a large import.
-  const values = kind.fields.map((field) => (record as Record<string, unknown>)[field] ?? null);
+  const added = kind.addedFields as Record<string, unknown> | undefined;
+  const fields = added
+    ? kind.fields.filter((f) => !(f in added) || canonicalJson((record as Record<string, unknown>)[f] ?? null) !== canonicalJson(added[f]))
+    : kind.fields;
+  const values = fields.map((field) => (record as Record<string, unknown>)[field] ?? null);
   const flat = values.every((v) => v === null || typeof v !== "object" || (Array.isArray(v) && v.every((x) => x === null || typeof x !== "object")));
   return hash("sha1", flat ? JSON.stringify(values) : canonicalJson(values), "base64url");
 }
@@ -96,7 +106,8 @@ export const operators: EntityKind<Omit<Operator, "dataset_version">, "catalog_o
   sourceOf: (r) => r.source,
   table: "catalog_operators",
   schema: recordSchema(Operator) as never,
-  fields: ["id", "country_iso2", "name", "name_local", "brand", "tadig", "status", "territories", "source"],
+  fields: ["id", "country_iso2", "name", "name_local", "brand", "tadig", "status", "successor_id", "lineage", "listed", "territories", "source"],
+  addedFields: { successor_id: null, lineage: null, listed: true },
   events: { added: "ir21.operator.added", removed: "ir21.operator.removed", updated: "ir21.operator.updated" },
   toRow: (r) => ({
     id: r.id,
@@ -106,6 +117,9 @@ export const operators: EntityKind<Omit<Operator, "dataset_version">, "catalog_o
     brand: r.brand,
     tadig: r.tadig,
     status: r.status,
+    successor_id: r.successor_id,
+    lineage: r.lineage ? json(r.lineage) : null,
+    listed: r.listed ? 1 : 0,
     territories: json(r.territories),
   }),
   fromRow: (row) => ({
@@ -116,6 +130,10 @@ export const operators: EntityKind<Omit<Operator, "dataset_version">, "catalog_o
     brand: row.brand,
     tadig: row.tadig,
     status: row.status as Operator["status"],
+    successor_id: row.successor_id ?? null,
+    lineage: row.lineage ? parseJson<Operator["lineage"]>(row.lineage) : null,
+    // MariaDB returns the integer column as a number, SQLite too; a string "0" never reaches here.
+    listed: Number(row.listed ?? 1) !== 0,
     territories: parseJson(row.territories),
     source: row.source,
     dataset_version: row.dataset_version,

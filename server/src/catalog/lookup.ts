@@ -9,6 +9,7 @@ import type { LookupIndex } from "./lookup-index.ts";
 import { CARRIER_KINDS, kindOfType } from "./number-kind.ts";
 import { locationOf, primaryNetwork, timeZonesOf } from "./number-geo.ts";
 import { currentOperator } from "./operator-lineage.ts";
+import { networkOfNumber } from "./operator-networks.ts";
 
 /** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
 const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get(id.replace("-", ""));
@@ -74,14 +75,21 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
   const range = hit.value;
   const operator = range.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
   const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
-  const network = range.network_id ? (networkById(index, range.network_id) ?? null) : networks.length === 1 ? networks[0]! : null;
+  // The lineage's end for this number (a split operator's successor depends on the area code).
+  const current = operator ? currentOperator(index.operators, operator, parsed.number.slice(1)) : null;
+  const network = networkOfNumber({
+    rangeNetwork: range.network_id ? (networkById(index, range.network_id) ?? null) : null,
+    networks,
+    currentNetworks: current && current !== operator ? (index.networksByOperator.get(current.id) ?? []) : [],
+    country: countryIso2 ?? range.country_iso2,
+  });
   return {
     ...base,
     country_iso2: countryIso2 ?? range.country_iso2,
     range_holder: range.range_holder,
     range_holder_reason: range.range_holder ? null : "no_range",
     operator,
-    current_operator: operator ? currentOperator(index.operators, operator) : null,
+    current_operator: current,
     range,
     network,
     networks,

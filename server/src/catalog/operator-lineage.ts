@@ -1,21 +1,30 @@
-import type { Operator } from "../contract/catalog.ts";
+import type { Operator, OperatorLineage } from "../contract/catalog.ts";
 
 /**
  * Operator lineage (docs/catalog.md "Lineage"): an operator that stopped running its network and was
- * merged into, renamed as or acquired by another, with the source of that fact. A range keeps its
- * original holder and operator; the lookup also answers `current_operator` by following these
- * entries to the end of the chain. Only certain successors are listed: a network shut down with its
- * subscribers scattered (India's Aircel, 2018) or split between several buyers (Oi's mobile business,
- * divided among TIM, Vivo and Claro by area code in 2022) has none.
+ * merged into, renamed as, acquired by or split among other operators, with the source of that fact.
+ * The reference importer writes each entry onto the operator record (`successor_id`, `lineage`); a
+ * range keeps its original holder and operator, and the lookup also answers `current_operator` by
+ * following the records to the end of the chain.
+ *
+ * Only certain successors are listed. A network shut down with its subscribers scattered (India's
+ * Aircel, 2018) has none. A split is listed only when the division by area code was published:
+ * Oi's mobile business, divided among TIM, Claro and Vivo by DDD in 2022.
  */
 export interface LineageEntry {
   operator: string;
-  successor: string;
+  /** The single successor; null for a split (see `successors`). */
+  successor: string | null;
   /** When the successor took over (ISO date, as precise as the source). */
   date: string;
-  reason: "merged" | "acquired" | "renamed";
+  reason: OperatorLineage["reason"];
   reference: string;
+  /** A split: who took over which numbers, by E.164 prefix (calling code + area code). */
+  successors?: { operator: string; prefixes: string[] }[];
 }
+
+/** Brazilian area codes (DDD) as E.164 prefixes: "11" -> "5511". */
+const ddd = (...codes: number[]) => codes.map((code) => `55${code}`);
 
 export const OPERATOR_LINEAGE: readonly LineageEntry[] = [
   {
@@ -39,17 +48,130 @@ export const OPERATOR_LINEAGE: readonly LineageEntry[] = [
     reason: "merged",
     reference: "Oi (Telemar/TNL) bought Brasil Telecom in 2008-09 and merged its GSM network into Oi",
   },
+  // Certain from mcc-mnc-list's own notes on the closed network's or the successor's row.
+  {
+    operator: "at.orange-austria",
+    successor: "at.hutchison-drei-austria",
+    date: "2013-01",
+    reason: "acquired",
+    reference: "Hutchison 3G Austria bought Orange Austria (closed January 2013) and merged it into Drei; mcc-mnc-list 232-05 (3, Hutchison Drei Austria): 'former Orange Austria'",
+  },
+  {
+    operator: "id.pt-natrindo-telepon-seluler",
+    successor: "id.pt-xl-axiata-tbk",
+    date: "2014",
+    reason: "merged",
+    reference: "XL Axiata bought AXIS (PT Natrindo Telepon Seluler) in 2014 and merged it; mcc-mnc-list 510-08: 'Merged with XL (MNC 11), MNC 08 no longer used'",
+  },
+  {
+    operator: "bm.m3-wireless",
+    successor: "bm.bermuda-digital",
+    date: "2011",
+    reason: "merged",
+    reference: "mcc-mnc-list 350-02 (Mobility, M3 Wireless): 'Merged with CellOne in 2011'; 350-00 (One, Bermuda Digital Communications): 'Former CellOne'",
+  },
+  {
+    operator: "hn.digicel-honduras",
+    successor: "hn.servicios-comunicaciones-honduras-s-a-c-v",
+    date: "2011",
+    reason: "acquired",
+    reference: "mcc-mnc-list 708-040 (Digicel de Honduras): 'Sold to Claro in 2011'; Claro Honduras is Servicios de Comunicaciones de Honduras (708-001)",
+  },
+  {
+    operator: "br.tnl-pcs-oi",
+    successor: null,
+    date: "2022-04",
+    reason: "split",
+    reference:
+      "Oi Móvel sold to TIM, Telefônica Brasil (Vivo) and Claro; approved by Anatel (January 2022) and CADE (9 February 2022), closed April 2022. " +
+      "Subscribers divided by area code (DDD) as filed with CADE: TIM 29 DDDs, Claro 27, Vivo 11 (Exame and Agência Brasil/O Dia, 10 February 2022). " +
+      "The network record 724-31 is listed as not operational.",
+    successors: [
+      {
+        operator: "br.telecom-italia-mobile",
+        prefixes: ddd(11, 16, 19, 21, 22, 24, 32, 51, 53, 54, 55, 61, 62, 63, 64, 65, 66, 67, 68, 69, 73, 75, 89, 93, 94, 95, 96, 97, 99),
+      },
+      {
+        operator: "br.claro",
+        prefixes: ddd(13, 14, 15, 17, 18, 27, 28, 31, 33, 34, 35, 37, 38, 43, 44, 45, 46, 47, 48, 49, 71, 74, 77, 79, 87, 91, 92),
+      },
+      { operator: "br.telefonica-brasil-s-a", prefixes: ddd(12, 41, 42, 81, 82, 83, 84, 85, 86, 88, 98) },
+    ],
+  },
 ];
 
-/** The end of an operator's lineage: itself when it has no successor (or a successor unknown to the data). */
-export function currentOperator(operators: ReadonlyMap<string, Operator>, operator: Operator): Operator {
+/**
+ * Rows of the reference data that are one operator listed twice under names that differ only in the
+ * legal form ("Xfera Moviles SA" and "Xfera Moviles S.A.U."): the importer folds the duplicate into the
+ * survivor (its networks and ranges move, its statuses count towards the survivor's) and the old id
+ * still resolves to the survivor (GET /v1/operators/:id answers 200 with the survivor's record).
+ */
+export interface OperatorMerge {
+  duplicate: string;
+  survivor: string;
+  reason: string;
+}
+
+export const OPERATOR_MERGES: readonly OperatorMerge[] = [
+  {
+    duplicate: "es.xfera-moviles-s-a-u",
+    survivor: "es.xfera-moviles",
+    reason: "Xfera Móviles S.A.U. (sociedad anónima unipersonal) is Xfera Móviles SA, brand Yoigo: the same company with its full legal form",
+  },
+  {
+    duplicate: "es.telefonica-moviles-espana-s-a-u",
+    survivor: "es.telefonica-moviles-espana",
+    reason: "Telefónica Móviles España S.A.U. is Telefónica Móviles España (Movistar): the same company with its full legal form",
+  },
+  {
+    duplicate: "mo.china-telecom",
+    survivor: "mo.china-telecom-limitada",
+    reason:
+      "China Telecom (Macau) Company Limited and China Telecom (Macau) Limitada are the English and Portuguese names of one company; its CDMA network 455-02 closed in 2010, its LTE network 455-07 runs",
+  },
+];
+
+const MERGED = new Map(OPERATOR_MERGES.map((m) => [m.duplicate, m.survivor]));
+
+/** The id an operator id resolves to: the survivor for a merged duplicate, else itself. */
+export const survivingOperatorId = (id: string): string => MERGED.get(id) ?? id;
+
+/** An entry as the record's `successor_id` and `lineage`. */
+export function lineageOf(entry: LineageEntry): { successor_id: string | null; lineage: OperatorLineage } {
+  return {
+    successor_id: entry.successor,
+    lineage: {
+      date: entry.date,
+      reason: entry.reason,
+      reference: entry.reference,
+      successors: entry.successors?.map((s) => ({ operator_id: s.operator, prefixes: [...s.prefixes] })) ?? null,
+    },
+  };
+}
+
+/**
+ * The successor an operator's lineage names for a number: `successor_id`, or for a split the
+ * successor whose prefixes start the number (digits, calling code first). Null when there is none.
+ */
+export function successorFor(operator: Operator, digits?: string): string | null {
+  if (operator.successor_id) return operator.successor_id;
+  if (!digits || !operator.lineage?.successors) return null;
+  return operator.lineage.successors.find((s) => s.prefixes.some((p) => digits.startsWith(p)))?.operator_id ?? null;
+}
+
+/**
+ * The end of an operator's lineage: itself when it has no successor (or a successor unknown to the
+ * data). `digits` (the number or range prefix, calling code first) chooses among a split's successors;
+ * without it a split operator is its own end.
+ */
+export function currentOperator(operators: ReadonlyMap<string, Operator>, operator: Operator, digits?: string): Operator {
   let current = operator;
-  const seen = new Set<string>();
+  const seen = new Set<string>([operator.id]);
   for (;;) {
-    const entry = OPERATOR_LINEAGE.find((e) => e.operator === current.id);
-    const next = entry ? operators.get(entry.successor) : undefined;
+    const id = successorFor(current, digits);
+    const next = id ? operators.get(id) : undefined;
     if (!next || seen.has(next.id)) return current;
-    seen.add(current.id);
+    seen.add(next.id);
     current = next;
   }
 }

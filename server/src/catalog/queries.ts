@@ -3,6 +3,7 @@ import type { Capability, Country, Network, NumberRange, Operator } from "../con
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { capabilities, countries, networks, numberRanges, operators, type EntityKind } from "./entities.ts";
+import { survivingOperatorId } from "./operator-lineage.ts";
 
 /**
  * Reading the catalogue at a pinned dataset version (by its seq): a record incarnation is visible
@@ -95,7 +96,8 @@ export async function countryOperators(db: Db, seq: number, country: string): Pr
 }
 
 export function listOperators(db: Db, seq: number, filter: OperatorFilter, after: string | null, limit: number): Promise<Page<Operator>> {
-  let q = raw(db).selectFrom("catalog_operators").selectAll();
+  // Test, unassigned and composite rows are no operators: not listed, still served by id.
+  let q = raw(db).selectFrom("catalog_operators").selectAll().where("listed", "=", 1);
   if (filter.country) q = q.where(servesCountry(filter.country));
   if (filter.q) {
     // Case-insensitive substring on both databases (MySQL tables use a binary collation); instr
@@ -110,6 +112,13 @@ export function listOperators(db: Db, seq: number, filter: OperatorFilter, after
 
 export const getOperator = (db: Db, seq: number, id: string) => one(db, operators, seq, id);
 
+/**
+ * The ids an `operator` filter matches: the id itself and, for a merged near-duplicate, its survivor
+ * (the old id still finds the networks and ranges it had; an older version pinned by a cursor still
+ * holds them under the old id).
+ */
+const operatorIdsFor = (id: string): string[] => [...new Set([id, survivingOperatorId(id)])];
+
 export interface NetworkFilter {
   country?: string;
   operator?: string;
@@ -121,7 +130,7 @@ export interface NetworkFilter {
 export function listNetworks(db: Db, seq: number, filter: NetworkFilter, after: string | null, limit: number): Promise<Page<Network>> {
   let q = raw(db).selectFrom("catalog_networks").selectAll();
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
-  if (filter.operator) q = q.where("operator_id", "=", filter.operator);
+  if (filter.operator) q = q.where("operator_id", "in", operatorIdsFor(filter.operator));
   if (filter.mcc) q = q.where("mcc", "=", filter.mcc);
   if (filter.mnc) q = q.where("mnc", "=", filter.mnc);
   if (filter.tadig) q = q.where("tadig", "=", filter.tadig);
@@ -142,7 +151,7 @@ export interface NumberRangeFilter {
 export function listNumberRanges(db: Db, seq: number, filter: NumberRangeFilter, after: string | null, limit: number): Promise<Page<NumberRange>> {
   let q = raw(db).selectFrom("catalog_number_ranges").selectAll();
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
-  if (filter.operator) q = q.where("operator_id", "=", filter.operator);
+  if (filter.operator) q = q.where("operator_id", "in", operatorIdsFor(filter.operator));
   if (filter.kind) q = q.where("kind", "=", filter.kind);
   if (filter.plan) q = q.where("plan", "=", filter.plan);
   if (filter.prefix) {
@@ -165,16 +174,19 @@ export interface CapabilityFilter {
 export function listCapabilities(db: Db, seq: number, filter: CapabilityFilter, after: string | null, limit: number): Promise<Page<Capability>> {
   let q = raw(db).selectFrom("catalog_capabilities").selectAll();
   if (filter.country) q = q.where("country_iso2", "=", filter.country);
-  if (filter.operator) q = q.where("operator_id", "=", filter.operator);
+  if (filter.operator) q = q.where("operator_id", "in", operatorIdsFor(filter.operator));
   if (filter.network) q = q.where("network_id", "=", filter.network);
   if (filter.name) q = q.where("name", "=", filter.name);
   return page(capabilities, q, seq, after, limit);
 }
 
 /** An operator with what hangs off it: networks, capabilities and range counts. */
-export async function operatorDetail(db: Db, seq: number, id: string) {
-  const operator = await getOperator(db, seq, id);
+export async function operatorDetail(db: Db, seq: number, requested: string) {
+  // The id of a duplicate merged into another operator (operator-lineage.ts OPERATOR_MERGES) still
+  // resolves: to the survivor's record, whose id tells the caller the new one.
+  const operator = (await getOperator(db, seq, requested)) ?? (survivingOperatorId(requested) !== requested ? await getOperator(db, seq, survivingOperatorId(requested)) : null);
   if (!operator) return null;
+  const id = operator.id;
   const nets = await atVersion(raw(db).selectFrom("catalog_networks").selectAll().where("operator_id", "=", id), seq).orderBy("id").execute();
   const caps = await atVersion(raw(db).selectFrom("catalog_capabilities").selectAll().where("operator_id", "=", id), seq).orderBy("id").execute();
   const counts = await atVersion(

@@ -51,6 +51,11 @@ export interface OperatorTable extends Versioned {
   brand: string | null;
   tadig: string | null;
   status: string;
+  successor_id: string | null;
+  /** JSON OperatorLineage, or null. */
+  lineage: string | null;
+  /** 1 when the operator appears in listings, 0 for test, unassigned and composite rows. */
+  listed: number;
   /** JSON array of ISO codes (0107_operator_territories). */
   territories: string;
 }

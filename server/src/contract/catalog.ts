@@ -31,6 +31,24 @@ export const PublicCountry = Country;
 
 export const OperatorStatus = z.enum(["active", "inactive", "unknown"]);
 
+/**
+ * Why an operator has a successor (docs/catalog.md "Lineage"): merged into, acquired by or renamed as
+ * another operator, or split, its subscribers divided among several operators by area code (then
+ * `successors` says which numbers went where and `successor_id` is null).
+ */
+export const OperatorLineage = z
+  .object({
+    /** When the successor took over: an ISO date as precise as the source (2019-07, 2022-04-20). */
+    date: z.string(),
+    reason: z.enum(["merged", "acquired", "renamed", "split"]),
+    /** The source of the fact, in words a reader can check. */
+    reference: z.string(),
+    /** For a split: each successor with the E.164 prefixes (calling code + area code) it took over; else null. */
+    successors: z.array(z.object({ operator_id: z.string(), prefixes: z.array(z.string()) })).nullable(),
+  })
+  .meta({ id: "OperatorLineage" });
+export type OperatorLineage = z.infer<typeof OperatorLineage>;
+
 export const Operator = z
   .object({
     id: z.string(),
@@ -42,6 +60,15 @@ export const Operator = z
     /** From an IR.21 document only: TADIG codes are not public reference data. */
     tadig: z.string().nullable(),
     status: OperatorStatus,
+    /** The operator that took this one over (merged, acquired, renamed); null when none or split. */
+    successor_id: z.string().nullable(),
+    /** The source of successor_id (or of a split); null when the operator has no documented lineage. */
+    lineage: OperatorLineage.nullable(),
+    /**
+     * False for rows of the reference data that are no operator (test networks, "unassigned", a row
+     * naming several brands at once): kept out of listings, still served by id.
+     */
+    listed: z.boolean(),
     source: z.string(),
     dataset_version: z.string(),
     /**
@@ -305,7 +332,7 @@ export const NumberLookup = z
      */
     current_operator: Operator.nullable(),
     range: NumberRange.nullable(),
-    /** The range's network (IR.21 data), or the operator's only network; else null. */
+    /** The number's network by the documented rule (docs/catalog.md "The number's network", catalog/operator-networks.ts); else null. */
     network: Network.nullable(),
     /** Every network of the operator (an operator often has several PLMNs). */
     networks: z.array(Network),

@@ -242,7 +242,11 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: 
     name_local: document.organisation.name_local ?? baseOperator?.name_local ?? null,
     brand: baseOperator?.brand ?? null,
     tadig: document.document.sender_tadig,
+    // An operator that sends its IR.21 runs its network: active, its own successor, listed.
     status: "active",
+    successor_id: null,
+    lineage: null,
+    listed: true,
     // The document speaks for its networks, not for where the operator sells: the reference data's
     // territories stay while the country does.
     territories: baseOperator && baseOperator.country_iso2 === country ? baseOperator.territories : [country],

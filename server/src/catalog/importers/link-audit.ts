@@ -7,8 +7,11 @@
 export interface LinkAuditEntry {
   country: string;
   holder: string;
-  /** The operator the rules linked it to, wrongly. */
-  wrong: string;
+  /**
+   * The operator the rules linked it to, wrongly; null for a holder the rules leave unlinked and
+   * that stays unlinked on purpose (no certain operator in the reference data): the entry says why.
+   */
+  wrong: string | null;
   /** The right operator, or null when the reference data has none. */
   correct: string | null;
   reason: string;
@@ -42,5 +45,51 @@ export const LINK_AUDIT: readonly LinkAuditEntry[] = [
     wrong: "jm.digicel",
     correct: null,
     reason: "Digicel Montserrat is not Digicel Jamaica; no Montserrat Digicel record in mcc-mnc-list.",
+  },
+  // Left unlinked on purpose (issue 19 candidates not certain enough, or whose operator record is
+  // filed under another territory): a wrong link is worse than none.
+  {
+    country: "PR",
+    holder: "CENTENNIAL",
+    wrong: null,
+    correct: null,
+    reason:
+      "Centennial Puerto Rico became AT&T's (mcc-mnc-list 310-280, 'Former Centennial Puerto Rico', not operational), and AT&T sold its Puerto Rico business to Liberty Latin America in 2020; the reference data files 310-280 under the US operator AT&T Mobility, so a link would name a US operator as current. Left to the territories work (a Puerto Rico AT&T/Liberty record).",
+  },
+  {
+    country: "PR",
+    holder: "SunCom Wireless Puerto Rico",
+    wrong: null,
+    correct: null,
+    reason:
+      "T-Mobile USA bought SunCom Wireless in 2008, but mcc-mnc-list's rows do not name SunCom and file T-Mobile's Puerto Rico network (310-260) under the US operator: no Puerto Rico operator record to link to yet.",
+  },
+  {
+    country: "KR",
+    holder: "SKTellink",
+    wrong: null,
+    correct: null,
+    reason: "SK Telink is SK Telecom's MVNO subsidiary (brand SK 7mobile), a separate company from SK Telecom (450-05); mcc-mnc-list has no SK Telink row.",
+  },
+  {
+    country: "NO",
+    holder: "Lyse Tele",
+    wrong: null,
+    correct: null,
+    reason: "Lyse owns Altibox, but mcc-mnc-list's Altibox row (242-22) says 'Former Network Norway AS', not Lyse Tele: the same company is not certain.",
+  },
+  {
+    country: "SE",
+    holder: "Telavox AB",
+    wrong: null,
+    correct: null,
+    reason: "Telavox is a business telephony provider with its own number ranges and no MNC: no Telavox row in mcc-mnc-list, and no network operator it certainly became.",
+  },
+  {
+    country: "FR",
+    holder: "Prixtel",
+    wrong: null,
+    correct: null,
+    reason: "Prixtel is an MVNO with its own number ranges and no MNC: no Prixtel row in mcc-mnc-list; its host network is not a successor.",
   },
 ];

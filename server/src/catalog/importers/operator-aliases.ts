@@ -16,6 +16,11 @@ export interface OperatorAlias {
   operator: string;
   /** Why this holder is that operator. */
   why: string;
+  /**
+   * The holder's network when the reference data names it (a row whose note says "former <holder>"):
+   * stored as the ranges' network_id, so their numbers get that network rather than none.
+   */
+  network?: string;
 }
 
 export const OPERATOR_ALIASES: readonly OperatorAlias[] = [
@@ -90,6 +95,13 @@ export const OPERATOR_ALIASES: readonly OperatorAlias[] = [
   // Jamaica
   { country: "JM", holder: "Flow", operator: "jm.cable-wireless", why: "FLOW is Cable & Wireless Jamaica's brand; LIME (not operational) was its earlier brand and is listed with FLOW too" },
   // Certain links the name rules miss (issue 19).
-  { country: "DE", holder: "T-Mobile", operator: "de.telekom-deutschland", why: "T-Mobile Deutschland was renamed Telekom Deutschland in 2010; its +49 151/160/170/171/175 prefixes are 262-01" },
+  { country: "DE", holder: "T-Mobile", operator: "de.telekom-deutschland", why: "T-Mobile Deutschland was renamed Telekom Deutschland in 2010; its +49 151/160/170/171/175 prefixes are 262-01", network: "262-01" },
+  // Checked against mcc-mnc-list's own rows (issue 19): the row's notes name the former holder.
+  { country: "FR", holder: "Euroinformation Telecom", operator: "fr.bouygues-telecom-distribution", why: "mcc-mnc-list 208-26 'Bouygues Telecom - Distribution' (brand NRJ Mobile), note 'Former Euro-Information Telecom': Bouygues Telecom bought EI Telecom from Crédit Mutuel", network: "208-26" },
+  { country: "GT", holder: "Movistar", operator: "gt.telecomunicaciones-guatemala-s-a", why: "mcc-mnc-list 704-03 'Claro, Telecomunicaciones de Guatemala', note 'former Movistar': América Móvil bought Telefónica Guatemala in 2019", network: "704-03" },
+  { country: "PA", holder: "Telefónica Móviles", operator: "pa.grupo-comunicaciones-digitales-s-a", why: "mcc-mnc-list 714-02 'Tigo, Grupo de Comunicaciones Digitales', note 'Former Movistar': Millicom bought Telefónica Panamá in 2019" },
+  { country: "NI", holder: "Claro", operator: "ni.empresa-nicaraguense-telecomunicaciones-s-a", why: "Claro Nicaragua is ENITEL (710-21, América Móvil); mcc-mnc-list 710-73's note says SERCOM merged with ENITEL in 2004 and became Claro in 2009, so the brand matched both records" },
+  { country: "SE", holder: "Beepsend", operator: "se.twilio-sweden", why: "mcc-mnc-list 240-26 'Twilio Sweden AB', note 'Former Beepsend AB': Twilio bought Beepsend in 2018", network: "240-26" },
+  { country: "DK", holder: "cbb mobil", operator: "dk.telenor-denmark", why: "cbb mobil is a brand of Telenor Denmark (bought by Sonofon in 2002; Sonofon was renamed Telenor in 2009); mcc-mnc-list names no cbb row, Telenor Denmark is 238-02" },
   { country: "RU", holder: "Beeline", operator: "ru.vimpel", why: "Beeline is VimpelCom's brand; mcc-mnc-list keeps a not-operational duplicate 'Beeline' record (250-28) beside the active Vimpel-Communications (250-99)" },
 ];

@@ -12,6 +12,8 @@ import type { MaterialisedDataset } from "./demo.ts";
 import { compactKey, linkKey, normaliseName, slug } from "./names.ts";
 import { LINK_AUDIT } from "./link-audit.ts";
 import { OPERATOR_ALIASES } from "./operator-aliases.ts";
+import { OPERATOR_LINEAGE, lineageOf, survivingOperatorId } from "../operator-lineage.ts";
+import { unlistedReason } from "../operator-listing.ts";
 
 /**
  * The reference dataset (source_mode `reference`, docs/catalog.md "Reference data"), built offline
@@ -41,6 +43,8 @@ export interface ReferenceReport {
   unlinkedHolders: number;
   /** Entries of operator-aliases.ts whose target operator does not exist or that linked no range. */
   unusedAliases: string[];
+  /** Entries of operator-lineage.ts naming an operator or successor the data does not have (not applied). */
+  unusedLineage: string[];
   networks: number;
   operators: number;
   countries: number;
@@ -276,11 +280,16 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     let operatorId: string | null = null;
     if (operatorName) {
       const norm = normaliseName(operatorName) || operatorName.toLowerCase();
-      operatorId = `${country.toLowerCase()}.${slug(norm)}`;
+      const derivedId = `${country.toLowerCase()}.${slug(norm)}`;
+      // A duplicate row of one operator (operator-lineage.ts OPERATOR_MERGES) is folded into the
+      // survivor: its networks, ranges and statuses; the survivor keeps its own name and brand.
+      operatorId = survivingOperatorId(derivedId);
       const draft = operators.get(operatorId) ?? { id: operatorId, country, names: new Map(), brands: new Map(), statuses: new Set(), nameLocal: null };
-      draft.names.set(operatorName, (draft.names.get(operatorName) ?? 0) + 1);
       const brand = row.brand?.trim();
-      if (brand) draft.brands.set(brand, (draft.brands.get(brand) ?? 0) + 1);
+      if (derivedId === operatorId) {
+        draft.names.set(operatorName, (draft.names.get(operatorName) ?? 0) + 1);
+        if (brand) draft.brands.set(brand, (draft.brands.get(brand) ?? 0) + 1);
+      }
       draft.statuses.add(snake(row.status ?? "unknown"));
       operators.set(operatorId, draft);
       addAlias(operatorAliases, country, operatorName, operatorId);
@@ -339,6 +348,10 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     if (operatorIds.has(alias.operator)) curated.set(`${alias.country}:${linkKey(alias.holder)}`, entry);
   }
   const curatedTarget = new Map(OPERATOR_ALIASES.map((a) => [`${a.country}:${a.holder}`, a.operator]));
+  // The network an alias names, when that network exists and belongs to the alias's operator.
+  const curatedNetwork = new Map(
+    OPERATOR_ALIASES.filter((a) => a.network && networks.get(a.network)?.operator_id === a.operator).map((a) => [`${a.country}:${linkKey(a.holder)}:${a.operator}`, a.network!]),
+  );
   // The audit list (link-audit.ts) overrides every rule: a corrected link, or none.
   const audited = new Map(LINK_AUDIT.map((a) => [`${a.country}:${linkKey(a.holder)}`, a.correct && operatorIds.has(a.correct) ? a.correct : null]));
   const resolveOperator = (country: string, holder: string): string | null => {
@@ -413,7 +426,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
         mcc: null,
         mnc: null,
         operator_id: operatorId,
-        network_id: null,
+        network_id: operatorId ? (curatedNetwork.get(`${country}:${linkKey(holder)}:${operatorId}`) ?? null) : null,
         range_holder: holder,
         range_holder_local: local,
         source: "libphonenumber-carrier",
@@ -458,6 +471,16 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
     served.set(draft.id, territories);
   }
 
+  // Lineage (operator-lineage.ts) onto the records: applied only when the operator and every
+  // successor exist, so a package update that renames one shows up in the report, not as a dangling id.
+  const lineage = new Map<string, ReturnType<typeof lineageOf>>();
+  const unusedLineage: string[] = [];
+  for (const entry of OPERATOR_LINEAGE) {
+    const targets = [entry.successor, ...(entry.successors ?? []).map((s) => s.operator)].filter((id): id is string => id !== null);
+    if (!operators.has(entry.operator) || !targets.length || targets.some((id) => !operators.has(id))) unusedLineage.push(entry.operator);
+    else lineage.set(entry.operator, lineageOf(entry));
+  }
+
   const operatorRecords: OperatorRecord[] = [...operators.values()]
     .map((d) => {
       const name = mostCommon(d.names)!;
@@ -475,6 +498,9 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
         brand: mostCommon(d.brands),
         tadig: null,
         status,
+        successor_id: lineage.get(d.id)?.successor_id ?? null,
+        lineage: lineage.get(d.id)?.lineage ?? null,
+        listed: unlistedReason({ name, brand: mostCommon(d.brands) }) === null,
         territories: [...served.get(d.id)!].sort(),
         source: "mcc-mnc-list",
       };
@@ -576,6 +602,7 @@ export async function referenceDataset(): Promise<{ candidate: MaterialisedDatas
       linkingRate: numberRanges.length ? linked / numberRanges.length : 0,
       unlinkedHolders: unlinkedHolders.size,
       unusedAliases: [...aliasUses].filter(([, uses]) => uses === 0).map(([entry]) => entry),
+      unusedLineage,
       networks: networks.size,
       operators: operatorRecords.length,
       countries: countries.size,

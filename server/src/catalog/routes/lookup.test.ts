@@ -33,7 +33,9 @@ describe("GET /v1/lookup", () => {
       operator: { id: "cn.china-mobile", name: "China Mobile", name_local: "中国移动" },
       range: { id: "e164-86139", prefix: "86139", kind: "mobile", source: "libphonenumber-carrier" },
       match: { prefix: "86139", length: 5 },
-      network: null,
+      // 460-00 is China Mobile's one operational network in the reference data (460-02 and 460-07 are
+      // listed as not operational): the number gets it (docs/catalog.md "The number's network").
+      network: { id: "460-00", mcc: "460", mnc: "00", status: "operational" },
     });
     expect(mobile.body.data.networks.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(["460-00", "460-02", "460-07"]));
     expect(mobile.body.data.note).toMatch(/original holder/);
@@ -140,6 +142,37 @@ describe("GET /v1/lookup", () => {
     });
     const direct = await server.json("/v1/lookup?number=%2B8613912345678", { headers: key });
     expect(direct.body.data.current_operator).toMatchObject({ id: "cn.china-mobile" });
+  });
+
+  it("a split operator's number answers the buyer of its area code as current_operator, and that buyer's network", async () => {
+    // [number, original holder, its operator, current operator (Oi's 2022 split by DDD), a network of that operator]
+    const cases: [string, string, string, string, string[]][] = [
+      // Rio de Janeiro (DDD 21): TIM, networks 724-02/03/04.
+      ["+5521984011234", "Oi", "br.tnl-pcs-oi", "br.telecom-italia-mobile", ["724-02", "724-03", "724-04"]],
+      // Belo Horizonte (DDD 31): Claro, 724-05.
+      ["+5531985001234", "Oi", "br.tnl-pcs-oi", "br.claro", ["724-05", "724-38"]],
+      // Curitiba (DDD 41): Brasil Telecom, merged into Oi in 2009, whose customers there went to Vivo.
+      ["+5541984011234", "Brasil Telecom GSM", "br.brasil-telecom-gsm", "br.telefonica-brasil-s-a", ["724-06", "724-10", "724-11", "724-23"]],
+    ];
+    for (const [number, holder, operator, currentOperator, networks] of cases) {
+      expect(parsePhoneNumberFromString(number)?.getType(), number).toBe("MOBILE");
+      const res = await server.json(`/v1/lookup?number=${encodeURIComponent(number)}`, { headers: key });
+      expect(res.body.data, number).toMatchObject({ range_holder: holder, operator: { id: operator, status: "inactive" }, current_operator: { id: currentOperator, status: "active" } });
+      // The number's network is the current operator's, not the holder's closed one (724-31).
+      expect(networks, number).toContain(res.body.data.network?.id);
+    }
+  });
+
+  it("a number of a holder linked through a 'former' note gets that network", async () => {
+    // Movistar Guatemala is Claro's 704-03 since 2019 (mcc-mnc-list: "former Movistar").
+    const gt = await server.json("/v1/lookup?number=%2B50235001234", { headers: key });
+    expect(gt.body.data).toMatchObject({
+      valid: true,
+      range_holder: "Movistar",
+      operator: { id: "gt.telecomunicaciones-guatemala-s-a" },
+      current_operator: { id: "gt.telecomunicaciones-guatemala-s-a" },
+      network: { id: "704-03" },
+    });
   });
 
   it("an IMSI by MCC+MNC: 460-00 China Mobile; 3-digit MNCs before 2-digit ones", async () => {

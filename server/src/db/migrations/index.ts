@@ -4,6 +4,7 @@ import * as writeLocks from "./0020_write_locks.ts";
 import * as catalog from "./0100_catalog.ts";
 import * as catalogChangeRetention from "./0101_catalog_change_retention.ts";
 import * as numberRangeKind from "./0102_number_range_kind.ts";
+import * as operatorLineage from "./0103_operator_lineage.ts";
 import * as operatorTerritories from "./0107_operator_territories.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   "0100_catalog": catalog,
   "0101_catalog_change_retention": catalogChangeRetention,
   "0102_number_range_kind": numberRangeKind,
+  "0103_operator_lineage": operatorLineage,
   "0107_operator_territories": operatorTerritories,
   "0200_accounts": accounts,
   "0202_sms_send_outcome": smsSendOutcome,
