@@ -17,6 +17,7 @@ const operator = (id: string, status: Operator["status"], lineage: Partial<Pick<
   successor_id: null,
   lineage: null,
   listed: true,
+  territories: [id.slice(0, 2).toUpperCase()],
   source: "test",
   dataset_version: "v1",
   ...lineage,
