@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { createGunzip } from "node:zlib";
 import { Unzip, UnzipInflate } from "fflate";
@@ -195,38 +195,56 @@ async function readTarGz(path: string, collector: Collector): Promise<void> {
 
 class StopReading extends Error {}
 
+/** Whether a file ends with a zip's end-of-central-directory record (a truncated download does not). */
+function hasZipDirectory(path: string): boolean {
+  const size = statSync(path).size;
+  const tail = Math.min(size, 22 + 65_535);
+  const buffer = Buffer.alloc(tail);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, buffer, 0, tail, size - tail);
+  } finally {
+    closeSync(fd);
+  }
+  return buffer.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) >= 0;
+}
+
 async function readZip(path: string, collector: Collector): Promise<void> {
-  const pending: Promise<void>[] = [];
+  if (!hasZipDirectory(path)) {
+    collector.problems.push(`${collector.label}: not a readable .zip archive (no central directory: truncated or not a zip)`);
+    return;
+  }
+  // fflate's streaming Unzip inflates synchronously inside push(): every entry that is complete has
+  // been delivered (final chunk) when push() returns; one still open after the last push was cut short.
+  let unfinished = 0;
   let broken: Error | null = null;
   const unzip = new Unzip((file) => {
     const wanted = collector.wants(file.name, file.originalSize ?? null, file.name.endsWith("/") ? "directory" : "file");
     if (!wanted) return;
-    pending.push(
-      new Promise<void>((resolveFile) => {
-        const chunks: Uint8Array[] = [];
-        let size = 0;
-        file.ondata = (error, chunk, final) => {
-          if (error) {
-            broken ??= error;
-            return resolveFile();
-          }
-          size += chunk.length;
-          if (!collector.count(chunk.length, true) || size > RESOURCE_LIMITS.fileBytes) {
-            if (size > RESOURCE_LIMITS.fileBytes) collector.problems.push(`${collector.label}: entry "${file.name}" is larger than ${RESOURCE_LIMITS.fileBytes} bytes`);
-            file.terminate();
-            return resolveFile();
-          }
-          chunks.push(chunk);
-          if (final) {
-            const content = Buffer.concat(chunks);
-            if (wanted === "pom") collector.pom = content;
-            else collector.files.set(wanted.path, content);
-            resolveFile();
-          }
-        };
-        file.start();
-      }),
-    );
+    unfinished++;
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    file.ondata = (error, chunk, final) => {
+      if (error) {
+        broken ??= error;
+        return;
+      }
+      size += chunk.length;
+      if (!collector.count(chunk.length, true) || size > RESOURCE_LIMITS.fileBytes) {
+        if (size > RESOURCE_LIMITS.fileBytes) collector.problems.push(`${collector.label}: entry "${file.name}" is larger than ${RESOURCE_LIMITS.fileBytes} bytes`);
+        unfinished--;
+        file.terminate();
+        return;
+      }
+      chunks.push(chunk);
+      if (final) {
+        unfinished--;
+        const content = Buffer.concat(chunks);
+        if (wanted === "pom") collector.pom = content;
+        else collector.files.set(wanted.path, content);
+      }
+    };
+    file.start();
   });
   unzip.register(UnzipInflate);
   try {
@@ -234,8 +252,10 @@ async function readZip(path: string, collector: Collector): Promise<void> {
       unzip.push(chunk as Uint8Array);
       if (collector.failed || broken) break;
     }
-    if (!collector.failed && !broken) unzip.push(new Uint8Array(0), true);
-    await Promise.all(pending);
+    if (!collector.failed && !broken) {
+      unzip.push(new Uint8Array(0), true);
+      if (unfinished > 0) broken = new Error(`${unfinished} entry(ies) cut short`);
+    }
   } catch (error) {
     broken ??= error as Error;
   }
