@@ -1,11 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
-import { zipSync } from "fflate";
-import { pack } from "tar-stream";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { entriesOf, FIXTURE_ROOT, tarGz, zip } from "../../testing/libphonenumber-archives.ts";
 import { digestOf, pomVersion, readResourceInput, validateResources } from "./libphonenumber-files.ts";
 
 /**
@@ -15,37 +12,6 @@ import { digestOf, pomVersion, readResourceInput, validateResources } from "./li
  * pom.xml). The same files are read as a folder, as the resources/ folder, as a .tar.gz and as a .zip
  * built here; expectations are the files' lines, read off by hand.
  */
-
-export const FIXTURE_ROOT = fileURLToPath(new URL("./fixtures/libphonenumber/libphonenumber-9.0.20/", import.meta.url));
-
-/** Every file of a folder as archive entries under `prefix` (`libphonenumber-9.0.20/…`). */
-export function entriesOf(folder: string, prefix: string): [string, Buffer][] {
-  const out: [string, Buffer][] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else out.push([`${prefix}${relative(folder, full).split("\\").join("/")}`, readFileSync(full)]);
-    }
-  };
-  walk(folder);
-  return out;
-}
-
-/** A .tar.gz of the given entries, as GitHub's release archives are (top folder, regular files). */
-export async function tarGz(entries: [string, Buffer][], extra: (p: ReturnType<typeof pack>) => void = () => {}): Promise<Buffer> {
-  const archive = pack();
-  const chunks: Buffer[] = [];
-  archive.on("data", (c: unknown) => chunks.push(c as Buffer));
-  const done = new Promise<void>((resolve) => archive.on("end", () => resolve()));
-  for (const [name, content] of entries) archive.entry({ name, size: content.length }, content);
-  extra(archive);
-  archive.finalize();
-  await done;
-  return gzipSync(Buffer.concat(chunks));
-}
-
-export const zip = (entries: [string, Buffer][]) => Buffer.from(zipSync(Object.fromEntries(entries.map(([name, content]) => [name, new Uint8Array(content)]))));
 
 let dir: string;
 beforeAll(() => {
