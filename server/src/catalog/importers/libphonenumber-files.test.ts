@@ -38,7 +38,10 @@ describe("reading libphonenumber resource files", () => {
     expect(new Set(results.map((r) => digestOf(r.files))).size).toBe(1);
   });
 
-  it("names the version by pom.xml's project version (not its parent's), else by a content digest", async () => {
+  it("names the version by the archive's top folder, by pom.xml's project version (not its parent's), else by a content digest", async () => {
+    const tagArchive = join(dir, "v9.0.20.tar.gz");
+    writeFileSync(tagArchive, await tarGz(entriesOf(FIXTURE_ROOT, "libphonenumber-9.0.20/")));
+    expect((await readResourceInput(tagArchive)).release).toBe("9.0.20");
     expect(pomVersion(readFileSync(join(FIXTURE_ROOT, "pom.xml"), "utf8"))).toBe("9.0.20");
     const checkout = join(dir, "checkout");
     cpSync(FIXTURE_ROOT, checkout, { recursive: true });
