@@ -38,9 +38,9 @@ export function withDataVersions(sources: SourceDescriptor[]): SourceDescriptor[
 }
 
 /**
- * Compares dotted release numbers (9.0.27 < 9.0.43) by their numeric part (a checkout's
- * `9.0.21-SNAPSHOT` counts as 9.0.21); null when either is unknown or not a release number (a
- * content-digest version of loaded carrier files).
+ * Compares dotted release numbers (9.0.27 < 9.0.43) by their numeric part; a checkout's
+ * `9.0.36-SNAPSHOT` (after 9.0.35, before 9.0.36) is older than 9.0.36 and newer than 9.0.35. Null
+ * when either is unknown or not a release number (a content-digest version of loaded carrier files).
  */
 export function olderRelease(a: string | null | undefined, b: string | null | undefined): boolean | null {
   const release = /^\d+(?:\.\d+)*/;
@@ -52,5 +52,6 @@ export function olderRelease(a: string | null | undefined, b: string | null | un
   for (let i = 0; i < Math.max(x.length, y.length); i++) {
     if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
   }
-  return false;
+  // The same number: a pre-release (suffix) of it is older than the release itself.
+  return a!.length > ma[0].length && b!.length === mb[0].length;
 }

@@ -43,11 +43,17 @@ describe("reading libphonenumber resource files", () => {
     const tagArchive = join(dir, "v9.0.20.tar.gz");
     writeFileSync(tagArchive, await tarGz(entriesOf(FIXTURE_ROOT, "libphonenumber-9.0.20/")));
     expect((await readResourceInput(tagArchive)).release).toBe("9.0.20");
-    expect(pomVersion(readFileSync(join(FIXTURE_ROOT, "pom.xml"), "utf8"))).toBe("9.0.20");
+    // java/pom.xml is libphonenumber-parent 9.0.20 (its <parent> oss-parent 7); the root pom.xml is the
+    // build parent, 1.0-SNAPSHOT, which names no release.
+    expect(pomVersion(readFileSync(join(FIXTURE_ROOT, "java", "pom.xml"), "utf8"))).toBe("9.0.20");
+    expect(pomVersion(readFileSync(join(FIXTURE_ROOT, "pom.xml"), "utf8"))).toBeNull();
     const checkout = join(dir, "checkout");
     cpSync(FIXTURE_ROOT, checkout, { recursive: true });
     expect((await readResourceInput(checkout)).release).toBe("9.0.20");
-    rmSync(join(checkout, "pom.xml"));
+    const archived = join(dir, "checkout.zip");
+    writeFileSync(archived, zip(entriesOf(FIXTURE_ROOT, "checkout/")));
+    expect((await readResourceInput(archived)).release).toBe("9.0.20");
+    rmSync(join(checkout, "java"), { recursive: true });
     const unnamed = validateResources(await readResourceInput(checkout), checkout);
     expect(unnamed.release).toBeNull();
     expect(unnamed.version).toMatch(/^sha256:[0-9a-f]{16}$/);
@@ -114,6 +120,8 @@ describe("reading libphonenumber resource files", () => {
     expect(olderRelease("9.0.100", "9.0.43")).toBe(false);
     expect(olderRelease("9.0.43", "9.0.43")).toBe(false);
     expect(olderRelease("9.0.21-SNAPSHOT", "9.0.43")).toBe(true);
+    expect(olderRelease("9.0.43-SNAPSHOT", "9.0.43")).toBe(true);
+    expect(olderRelease("9.0.44-SNAPSHOT", "9.0.43")).toBe(false);
     expect(olderRelease("sha256:0123456789abcdef", "9.0.43")).toBeNull();
     expect(olderRelease(null, "9.0.43")).toBeNull();
   });

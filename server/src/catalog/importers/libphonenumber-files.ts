@@ -53,14 +53,23 @@ const refuse = (problems: string[]) =>
     `libphonenumber carrier import refused, nothing was changed. ${problems.length} problem(s):\n${problems.slice(0, 50).map((p) => `  - ${p}`).join("\n")}${problems.length > 50 ? `\n  … and ${problems.length - 50} more` : ""}`,
   );
 
-/** The project version of a Maven pom.xml (the `<version>` of `<project>`, not of its `<parent>` or dependencies). */
+/**
+ * The release version of a libphonenumber checkout's Maven pom: the `<version>` of the project
+ * `libphonenumber-parent` (java/pom.xml; `9.0.27` in a release tag, `9.0.36-SNAPSHOT` between
+ * releases), not of its `<parent>` or dependencies. Null for another project: the repository's root
+ * pom.xml is `libphonenumber-build-parent` 1.0-SNAPSHOT, which says nothing about the data.
+ */
 export function pomVersion(pom: string): string | null {
   const own = pom
     .replace(/<!--[\s\S]*?-->/g, "")
     .replace(/<parent>[\s\S]*?<\/parent>/g, "")
-    .replace(/<(dependencies|dependencyManagement|build|profiles|plugins|reporting)>[\s\S]*?<\/\1>/g, "");
+    .replace(/<(dependencies|dependencyManagement|build|profiles|plugins|reporting|modules)>[\s\S]*?<\/\1>/g, "");
+  if (/<artifactId>\s*([^<\s]+)\s*<\/artifactId>/.exec(own)?.[1] !== "libphonenumber-parent") return null;
   return /<version>\s*([^<\s]+)\s*<\/version>/.exec(own)?.[1] ?? null;
 }
+
+/** Where a checkout's poms are, the release's first (java/pom.xml), relative to the repository root. */
+const POMS = ["java/pom.xml", "pom.xml"];
 
 /**
  * Where an archive entry or file goes: its path under `resources/`, or null when it is not kept.
@@ -83,14 +92,15 @@ class Collector {
   readonly files: ResourceFiles = new Map();
   readonly problems: string[] = [];
   readonly tops = new Set<string>();
-  pom: Buffer | null = null;
+  /** The checkout's poms by path under the top folder (POMS). */
+  readonly poms = new Map<string, Buffer>();
   kept = 0;
   unpacked = 0;
   entries = 0;
   constructor(readonly label: string) {}
 
   /** Whether to read an entry's content; records problems for unsafe or oversized entries. */
-  wants(name: string, size: number | null, type: "file" | "directory" | "other"): { path: string } | "pom" | null {
+  wants(name: string, size: number | null, type: "file" | "directory" | "other"): { path: string } | { pom: string } | null {
     this.entries++;
     if (this.entries > RESOURCE_LIMITS.entries) {
       if (this.entries === RESOURCE_LIMITS.entries + 1) this.problems.push(`${this.label}: more than ${RESOURCE_LIMITS.entries} entries`);
@@ -102,7 +112,8 @@ class Collector {
       return null;
     }
     if (type === "directory") return null;
-    if (/^[^/]+\/pom\.xml$|^pom\.xml$/.test(clean) && type === "file" && (size ?? 0) < 1024 * 1024) return "pom";
+    const pom = POMS.find((p) => clean === p || clean.endsWith(`/${p}`) && clean.split("/").length === p.split("/").length + 1);
+    if (pom && type === "file" && (size ?? 0) < 1024 * 1024) return { pom };
     const kept = keptPath(clean);
     if (!kept) return null;
     if (type !== "file") {
@@ -145,7 +156,11 @@ class Collector {
       const top = RELEASE_NAME.exec(tops[0]!)?.[1];
       if (top) return top;
     }
-    return this.pom ? pomVersion(this.pom.toString("utf8")) : null;
+    for (const path of POMS) {
+      const version = this.poms.has(path) ? pomVersion(this.poms.get(path)!.toString("utf8")) : null;
+      if (version) return version;
+    }
+    return null;
   }
 }
 
@@ -167,8 +182,8 @@ async function readTarGz(path: string, collector: Collector): Promise<void> {
         if (within && wanted) chunks.push(chunk);
       });
       stream.on("end", () => {
-        if (within && wanted === "pom") collector.pom = Buffer.concat(chunks);
-        else if (within && wanted && wanted !== "pom") collector.files.set(wanted.path, Buffer.concat(chunks));
+        if (within && wanted && "pom" in wanted) collector.poms.set(wanted.pom, Buffer.concat(chunks));
+        else if (within && wanted && "path" in wanted) collector.files.set(wanted.path, Buffer.concat(chunks));
         if (collector.failed) return reject(new StopReading());
         next();
       });
@@ -240,7 +255,7 @@ async function readZip(path: string, collector: Collector): Promise<void> {
       if (final) {
         unfinished--;
         const content = Buffer.concat(chunks);
-        if (wanted === "pom") collector.pom = content;
+        if ("pom" in wanted) collector.poms.set(wanted.pom, content);
         else collector.files.set(wanted.path, content);
       }
     };
@@ -286,8 +301,7 @@ function readFolder(path: string, collector: Collector): string | null {
   }
   const zones = join(root, "timezones", "map_data.txt");
   if (existsSync(zones)) collector.files.set("timezones/map_data.txt", readFileSync(zones));
-  const pom = join(repoRoot, "pom.xml");
-  if (root !== path && existsSync(pom)) collector.pom = readFileSync(pom);
+  for (const pom of POMS) if (existsSync(join(repoRoot, pom))) collector.poms.set(pom, readFileSync(join(repoRoot, pom)));
   return basename(repoRoot);
 }
 
