@@ -65,14 +65,21 @@ function writeAtomically(path: string, content: string | Buffer): void {
   renameSync(tmp, path);
 }
 
-/** The set in use, or null (the packaged data). */
+/**
+ * The set in use, or null (the packaged data). A pointer naming no readable set also reads as null
+ * here (the lookups then answer from the package); an import refuses it (storedCarrierData).
+ */
 export function storedCarrierSet(dataDir: string | undefined): StoredCarrierSet | null {
   if (!dataDir) return null;
   const pointer = join(carriersDir(dataDir), POINTER);
   if (!existsSync(pointer)) return null;
-  const { digest, version, release } = JSON.parse(readFileSync(pointer, "utf8")) as Omit<StoredCarrierSet, "dir">;
-  const dir = join(carriersDir(dataDir), "sets", digest);
-  return existsSync(dir) ? { dir, digest, version, release } : null;
+  try {
+    const { digest, version, release } = JSON.parse(readFileSync(pointer, "utf8")) as Omit<StoredCarrierSet, "dir">;
+    const dir = join(carriersDir(dataDir), "sets", String(digest));
+    return /^[0-9a-f]{64}$/.test(String(digest)) && existsSync(dir) ? { dir, digest, version, release } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Reads a stored set's files back (they were validated when stored), keyed as under resources/. */
@@ -94,6 +101,10 @@ export function readCarrierSet(set: StoredCarrierSet): ResourceFiles {
 /** The stored set's files for the reference importer, or null (the packaged data is used). */
 export function storedCarrierData(dataDir: string | undefined): ImportedCarrierData | null {
   const set = storedCarrierSet(dataDir);
+  if (!set && dataDir && existsSync(join(carriersDir(dataDir), POINTER))) {
+    // Never fall back to the packaged data silently: that would undo the operator's load.
+    throw new AppError("INVALID_DATASET", `${join(carriersDir(dataDir), POINTER)} names no readable set of libphonenumber files; run ir21-server import carriers again, or with --reset`);
+  }
   return set ? { files: readCarrierSet(set), version: set.version, release: set.release } : null;
 }
 

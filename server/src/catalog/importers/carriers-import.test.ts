@@ -157,4 +157,13 @@ describe("import carriers", () => {
     // carrier/en/233.txt "23324|MTN" (9.0.20) or "23324|MTN Ghana" (the 9.99.2 copy).
     expect((await lookup("+233241234567")).range_holder).toBe(inUse.version === "9.99.2" ? "MTN Ghana" : "MTN");
   }, 240_000);
+
+  it("a damaged pointer: imports refuse it instead of silently dropping the loaded data; lookups still answer; --reset recovers", async () => {
+    await runCarriersImport(server.deps, null);
+    const pointer = join(server.deps.config.dataDir, "catalog-sources", "libphonenumber", "current.json");
+    writeFileSync(pointer, "{ not json");
+    await expect(runImport(server.deps, "reference", [])).rejects.toMatchObject({ code: "INVALID_DATASET", message: expect.stringMatching(/names no readable set/) });
+    expect((await lookup("+233201234567")).range_holder).toBe("Telecel");
+    expect(await runCarriersImport(server.deps, null)).toMatchObject({ created: false });
+  }, 120_000);
 });
