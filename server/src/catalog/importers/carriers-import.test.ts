@@ -1,6 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
@@ -165,5 +167,25 @@ describe("import carriers", () => {
     await expect(runImport(server.deps, "reference", [])).rejects.toMatchObject({ code: "INVALID_DATASET", message: expect.stringMatching(/names no readable set/) });
     expect((await lookup("+233201234567")).range_holder).toBe("Telecel");
     expect(await runCarriersImport(server.deps, null)).toMatchObject({ created: false });
+  }, 120_000);
+
+  it("the ir21-server process: bad input exits 1 listing every problem and stores nothing; no path or both a path and --reset is a usage error (64)", async () => {
+    const bin = fileURLToPath(new URL("../../../bin/ir21-server.js", import.meta.url));
+    const home = mkdtempSync(join(dir, "cli-"));
+    const broken = variant("9.99.3", { "carrier/en/233.txt": [["23324|MTN", "23424|MTN"]], "geocoding/en/86.txt": [["8610|Beijing", "8610 Beijing"]] });
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        // SQLite in its own folder whatever the project: this checks the command's exit, not a database.
+        const env = { ...process.env, IR21_DEV: "1", NODE_ENV: "development", DATA_DIR: home, DATABASE_URL: `file:${join(home, "db.sqlite")}` };
+        execFile(process.execPath, [bin, "import", "carriers", ...args], { env }, (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }));
+      });
+    const bad = await run([broken]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("libphonenumber carrier import refused, nothing was changed. 2 problem(s):");
+    expect(bad.stderr).toMatch(/resources\/carrier\/en\/233\.txt:\d+: prefix 23424 does not start with the file's calling code 233/);
+    expect(bad.stderr).toMatch(/resources\/geocoding\/en\/86\.txt:\d+: "8610 Beijing" is not prefix\|value/);
+    expect(existsSync(join(home, "catalog-sources"))).toBe(false);
+    expect((await run([])).code).toBe(64);
+    expect((await run([FIXTURE_ROOT, "--reset"])).code).toBe(64);
   }, 120_000);
 });
