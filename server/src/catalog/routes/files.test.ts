@@ -153,6 +153,7 @@ describe("GET /v1/snapshot", () => {
     expect(snapshot.sources.map((s: { id: string; license: string }) => `${s.id}:${s.license}`)).toEqual([
       "mcc-mnc-list:CC-BY-SA-4.0",
       "libphonenumber-carrier:Apache-2.0",
+      "libphonenumber-geocoding:Apache-2.0",
       "i18n-iso-countries:MIT",
       "libphonenumber-js:MIT",
     ]);

@@ -3,8 +3,9 @@
  *
  * The current dataset version: source mode and dates, record counts, and every source with package,
  * version, licence and attribution (the terms to reproduce with the data). Per-file checksums only
- * with `files=true`: libphonenumber's carrier data alone is 208 files, which made the answer 33 KB;
- * by default each source says how many files it read and one checksum over them all (under 8 KB).
+ * with `files=true`: libphonenumber's carrier data alone is 208 files, its geocoding and time zones
+ * 154 more (57 KB in all); by default each source says how many files it read and one checksum over
+ * them all (4.8 KB with the reference data, under 8 KB).
  *
  * 200 {code: 0, data: DataMeta, meta}     503 NO_DATASET before the first import
  */

@@ -15,6 +15,7 @@ import type { PinnedVersion } from "../dataset-meta.ts";
 import { readSeq } from "../queries.ts";
 import { fromVersionRow } from "../versions.ts";
 import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
+import { useGeoData } from "../number-geo.ts";
 
 /**
  * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
@@ -99,6 +100,21 @@ function indexesOf(deps: AppDeps): LookupIndexes {
   return indexes;
 }
 
+/**
+ * The pinned version's lookup index. Once per new index (a new dataset version, or the first lookup),
+ * the lookup's location and time-zone data follow the libphonenumber files stored in DATA_DIR
+ * (`import carriers`, possibly run by the CLI in another process): number-geo.ts `useGeoData`.
+ */
+const geoChecked = new WeakMap<AppDeps, LookupIndex>();
+async function lookupIndexOf(deps: AppDeps, seq: number): Promise<LookupIndex> {
+  const index = await indexesOf(deps).at(seq);
+  if (geoChecked.get(deps) !== index) {
+    geoChecked.set(deps, index);
+    useGeoData(deps.config.dataDir);
+  }
+  return index;
+}
+
 function validate(schema: z.ZodType | undefined, value: unknown): unknown {
   if (!schema) return {};
   const parsed = schema.safeParse(value);
@@ -135,7 +151,7 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
       const context = createContext(event, deps);
       const access = await deps.access.resolve({ sessionToken: context.sessionToken, apiKey: context.apiKey });
       const version = await deps.datasetMeta.pinned();
-      return route.handle({ event, deps, access, input: {}, version, pageAt: async () => ({ seq: version.seq, after: null }), lookupIndex: () => indexesOf(deps).at(version.seq) });
+      return route.handle({ event, deps, access, input: {}, version, pageAt: async () => ({ seq: version.seq, after: null }), lookupIndex: () => lookupIndexOf(deps, version.seq) });
     }
     // Input first, for the cost of a batch; a bad input is still an attempt (rate limit) and is
     // thrown inside the metered part, so it settles as a business failure.
@@ -174,7 +190,7 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
           if (position.seq !== version.seq) reported = await metaOfSeq(deps, position.seq);
           return position;
         };
-        const answer = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => indexesOf(deps).at(version.seq) });
+        const answer = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => lookupIndexOf(deps, version.seq) });
         if (answer instanceof Response) return answer;
         const next = (answer as { next_cursor?: unknown } | null)?.next_cursor;
         if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing, next);

@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { zipSync } from "fflate";
+import { pack } from "tar-stream";
+
+/**
+ * Release archives built in tests from a folder (docs/catalog.md "Carrier data from a libphonenumber
+ * release"): the hand-written checkout fixtures/libphonenumber/libphonenumber-9.0.20/ as GitHub's
+ * .tar.gz or a .zip, with a top folder as the releases have.
+ */
+
+export const FIXTURE_ROOT = fileURLToPath(new URL("../catalog/importers/fixtures/libphonenumber/libphonenumber-9.0.20/", import.meta.url));
+
+/** Every file of a folder as archive entries under `prefix` (`libphonenumber-9.0.20/…`). */
+export function entriesOf(folder: string, prefix: string): [string, Buffer][] {
+  const out: [string, Buffer][] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.push([`${prefix}${relative(folder, full).split("\\").join("/")}`, readFileSync(full)]);
+    }
+  };
+  walk(folder);
+  return out;
+}
+
+/** A .tar.gz of the given entries, as GitHub's release archives are (top folder, regular files). */
+export async function tarGz(entries: [string, Buffer][], extra: (p: ReturnType<typeof pack>) => void = () => {}): Promise<Buffer> {
+  const archive = pack();
+  const chunks: Buffer[] = [];
+  archive.on("data", (c: unknown) => chunks.push(c as Buffer));
+  const done = new Promise<void>((resolve) => archive.on("end", () => resolve()));
+  for (const [name, content] of entries) archive.entry({ name, size: content.length }, content);
+  extra(archive);
+  archive.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
+}
+
+export const zip = (entries: [string, Buffer][]) => Buffer.from(zipSync(Object.fromEntries(entries.map(([name, content]) => [name, new Uint8Array(content)]))));
+
