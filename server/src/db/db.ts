@@ -5,6 +5,7 @@ import { Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 import { LeaseMysqlDialect } from "./migration-lease.ts";
+import { withStatementCache } from "./statement-cache.ts";
 
 export type Dialect = "sqlite" | "mysql";
 export type Db = Kysely<Database>;
@@ -43,7 +44,8 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Each SQL text is prepared once and its statement reused (statement-cache.ts).
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }
 
