@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
+import { CompiledQuery, Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 import { LeaseMysqlDialect } from "./migration-lease.ts";
@@ -34,7 +34,15 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       bigNumberStrings: false,
       decimalNumbers: true,
     });
-    const db = new Kysely<Database>({ dialect: new LeaseMysqlDialect({ pool }) });
+    const db = new Kysely<Database>({
+      dialect: new LeaseMysqlDialect({
+        pool,
+        // Every connection starts at READ COMMITTED, the level write transactions run at (transaction.ts),
+        // so a transaction needs no SET TRANSACTION round trip of its own.
+        onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"))),
+      }),
+    });
+    readCommittedSessions.add(db);
     return { db, dialect: "mysql", close: () => db.destroy() };
   }
   const path = url.replace(/^file:/, "");
@@ -47,6 +55,18 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   // Each SQL text is prepared once and its statement reused (statement-cache.ts).
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+/** Kysely instances whose MySQL connections are all at READ COMMITTED from the start (openDatabase). */
+const readCommittedSessions = new WeakSet<Kysely<any>>();
+
+/**
+ * True when every connection of `db` runs its transactions at READ COMMITTED already, so a write
+ * transaction need not set the level (one round trip fewer). False for any other instance, including
+ * one derived with `withPlugin`: it then sets the level per transaction, as before.
+ */
+export function sessionsReadCommitted(db: Kysely<any>): boolean {
+  return readCommittedSessions.has(db);
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {
