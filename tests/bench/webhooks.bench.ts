@@ -10,9 +10,13 @@
  * alike; ratios are taken within a round and reported as median and range. Each variant also reports
  * this process's CPU time per delivery (user + system; the receiver runs in this process, so the bare
  * loop's CPU includes it too; on SQLite the database is in this process, on MariaDB it is not).
- * `pnpm bench webhooks` (IR21_TEST_DB=mysql for MariaDB).
+ * `pnpm bench webhooks` (IR21_TEST_DB=mysql for MariaDB). BENCH_CPU_PROFILE=<dir> also writes a V8 CPU
+ * profile of each queue run (only the workers' time, not the fan-out or the baselines) to that folder,
+ * to see where a delivery's time goes (docs/performance.md).
  */
+import { writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
 import { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, fanOutAll, signIn, startTestReceiver, startTestServer, webhookEnv, type ChangeFeed } from "@ir21/server/testing";
 
@@ -21,6 +25,24 @@ const EVENTS = 200;
 const CONCURRENCY = 16;
 const LATENCY_SAMPLES = 200;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+
+/** Runs `work` under the V8 profiler when BENCH_CPU_PROFILE is set, writing `<dir>/<name>.cpuprofile`. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(`${PROFILE_DIR}/${name}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 type Payload = Record<string, unknown>;
 
@@ -129,12 +151,14 @@ export async function run() {
       if (fanned.deliveries !== deliveries) throw new Error(`fan-out wrote ${fanned.deliveries}, expected ${deliveries}`);
       receiver.requests.length = 0;
       const running = Array.from({ length: workers }, () => new DeliveryWorker(env, { batchSize: 50, concurrency: lanes, random: () => 0 }));
-      const result = await timed(async () => {
-        for (const worker of running) worker.start();
-        while (receiver.requests.length < deliveries) await new Promise((r) => setTimeout(r, 1));
-        // Stopping waits for the in-flight deliveries to be recorded: the time includes every write.
-        await Promise.all(running.map((worker) => worker.stop()));
-      });
+      const result = await profiled(`queue_${workers}x${lanes}-${batch}`, () =>
+        timed(async () => {
+          for (const worker of running) worker.start();
+          while (receiver.requests.length < deliveries) await new Promise((r) => setTimeout(r, 1));
+          // Stopping waits for the in-flight deliveries to be recorded: the time includes every write.
+          await Promise.all(running.map((worker) => worker.stop()));
+        }),
+      );
       if (receiver.requests.length !== deliveries) throw new Error(`receiver got ${receiver.requests.length}, expected ${deliveries}`);
       const pending = await env.db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "pending").executeTakeFirstOrThrow();
       if (Number(pending.n) !== 0) throw new Error(`${pending.n} deliveries still pending after the run`);

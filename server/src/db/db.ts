@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
+import { CompiledQuery, Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 import { LeaseMysqlDialect } from "./migration-lease.ts";
+import { withStatementCache } from "./statement-cache.ts";
 
 export type Dialect = "sqlite" | "mysql";
 export type Db = Kysely<Database>;
@@ -33,7 +34,15 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       bigNumberStrings: false,
       decimalNumbers: true,
     });
-    const db = new Kysely<Database>({ dialect: new LeaseMysqlDialect({ pool }) });
+    const db = new Kysely<Database>({
+      dialect: new LeaseMysqlDialect({
+        pool,
+        // Every connection starts at READ COMMITTED, the level write transactions run at (transaction.ts),
+        // so a transaction needs no SET TRANSACTION round trip of its own.
+        onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"))),
+      }),
+    });
+    readCommittedSessions.add(db);
     return { db, dialect: "mysql", close: () => db.destroy() };
   }
   const path = url.replace(/^file:/, "");
@@ -43,8 +52,21 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Each SQL text is prepared once and its statement reused (statement-cache.ts).
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+/** Kysely instances whose MySQL connections are all at READ COMMITTED from the start (openDatabase). */
+const readCommittedSessions = new WeakSet<Kysely<any>>();
+
+/**
+ * True when every connection of `db` runs its transactions at READ COMMITTED already, so a write
+ * transaction need not set the level (one round trip fewer). False for any other instance, including
+ * one derived with `withPlugin`: it then sets the level per transaction, as before.
+ */
+export function sessionsReadCommitted(db: Kysely<any>): boolean {
+  return readCommittedSessions.has(db);
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

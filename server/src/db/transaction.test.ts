@@ -2,6 +2,7 @@ import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors.ts";
 import { startTestServer, type TestServer } from "../testing/index.ts";
+import { openDatabase, type Db } from "./db.ts";
 import { isWriteConflict, lockAccount, writeTransaction } from "./transaction.ts";
 
 let server: TestServer;
@@ -132,6 +133,28 @@ describe("writeTransaction", () => {
     ).rejects.toThrow("hook failed");
     expect(ran).toEqual(["second"]);
     expect(await valueOf(phone)).toBe(5);
+  });
+
+  // REPEATABLE READ (MySQL's default) would read the first value twice. The pool's connections start at
+  // READ COMMITTED (no SET per transaction); an instance derived with withPlugin sets it per transaction.
+  it.runIf(process.env.IR21_TEST_DB === "mysql")("MySQL/MariaDB: a write transaction reads at READ COMMITTED, on the pool's own instance and on a derived one", async () => {
+    const other = openDatabase(server.deps.config.databaseUrl);
+    try {
+      const derived = server.deps.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => args.result }) as Db;
+      for (const db of [server.deps.db, derived]) {
+        const phone = key();
+        await db.insertInto("sms_throttle").values({ phone, next_send_at: 1 }).execute();
+        const read = async (trx: Db) => Number((await trx.selectFrom("sms_throttle").select("next_send_at").where("phone", "=", phone).executeTakeFirstOrThrow()).next_send_at);
+        const seen = await writeTransaction(db, async (trx) => {
+          const first = await read(trx);
+          await other.db.updateTable("sms_throttle").set({ next_send_at: 2 }).where("phone", "=", phone).execute();
+          return [first, await read(trx)];
+        });
+        expect(seen).toEqual([1, 2]);
+      }
+    } finally {
+      await other.close();
+    }
   });
 
   it("classifies conflicts: MySQL 1213 and 1205, SQLite busy; not duplicates or syntax errors", () => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely, Transaction } from "kysely";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { dialectOf, insertUnlessDuplicate, type Db } from "./db.ts";
+import { dialectOf, insertUnlessDuplicate, sessionsReadCommitted, type Db } from "./db.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -91,12 +91,13 @@ export async function writeTransaction<T>(db: Db, work: (trx: WriteTrx, hooks: T
   }
   const attempts = Math.max(1, options.attempts ?? DEFAULT_WRITE_ATTEMPTS);
   const random = options.random ?? Math.random;
-  const mysql = dialectOf(db) === "mysql";
+  // READ COMMITTED: set per transaction unless the connections start at it (openDatabase).
+  const setLevel = dialectOf(db) === "mysql" && !sessionsReadCommitted(db);
   for (let attempt = 1; ; attempt++) {
     const hooks: Array<() => unknown> = [];
     let result: T;
     try {
-      const builder = mysql ? db.transaction().setIsolationLevel("read committed") : db.transaction();
+      const builder = setLevel ? db.transaction().setIsolationLevel("read committed") : db.transaction();
       result = await builder.execute(async (trx) => {
         hooksOf.set(trx, hooks);
         return work(trx, { afterCommit: (hook) => void hooks.push(hook) });

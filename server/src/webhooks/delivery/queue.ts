@@ -71,11 +71,28 @@ export async function retireWorker(db: Db, owner: string): Promise<void> {
  * same subscription can each fill its remaining slots: the bound is the cap per claim running at that
  * instant (at most workers × cap), which the next claims then respect again.
  */
-export async function claimDue(
-  db: Db,
-  input: { owner: string; now: number; leaseMs: number; limit: number; maxInFlightPerSubscription?: number; aliveMs?: number },
-): Promise<Claim[]> {
-  if (input.limit <= 0) return [];
+export async function claimDue(db: Db, input: ClaimInput): Promise<Claim[]> {
+  return (await claimDueReporting(db, input)).claims;
+}
+
+export interface ClaimInput {
+  owner: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+  maxInFlightPerSubscription?: number;
+  aliveMs?: number;
+}
+
+/**
+ * {@link claimDue}, also saying whether due deliveries were left behind although the claim got fewer
+ * than `limit`: their subscriptions were at the cap (slots held by this or another worker) or, on
+ * MySQL/MariaDB, another claim had them locked. A worker then claims again as soon as one of its own
+ * deliveries finishes (a slot may have come free by then), instead of waiting for an enqueue or the
+ * next poll (worker.ts). Costs one indexed read, and only after a claim that came back short.
+ */
+export async function claimDueReporting(db: Db, input: ClaimInput): Promise<{ claims: Claim[]; leftBehind: boolean }> {
+  if (input.limit <= 0) return { claims: [], leftBehind: false };
   const leaseUntil = input.now + input.leaseMs;
   const cap = input.maxInFlightPerSubscription ?? Number.MAX_SAFE_INTEGER;
   const window = input.limit * CANDIDATES_PER_CLAIM;
@@ -109,16 +126,20 @@ export async function claimDue(
         busy.set(row.subscription_id, n + 1);
         rows.push(row);
       }
-      if (rows.length === 0) return [];
+      // Short, and due rows were seen but not taken (cap), or subscriptions at their cap were not even looked at.
+      const leftBehind = rows.length < input.limit && (candidates.length > rows.length || saturated.length > 0);
+      if (rows.length === 0) return { claims: [], leftBehind };
       await trx
         .updateTable("webhook_deliveries")
         .set({ lease_owner: input.owner, lease_until: leaseUntil, lease_token: sql<number>`lease_token + 1` })
         .where("id", "in", rows.map((r) => r.id))
         .execute();
-      return rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token) + 1, leaseUntil }));
+      return { claims: rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token) + 1, leaseUntil })), leftBehind };
     }
 
-    // busy: in flight per subscription (leased by a live worker); candidates: the oldest due rows of
+    // busy: in flight per subscription (leased by a live worker), counted through the index of leases
+    // (0401): left to itself, SQLite's planner picks the index on status and walks every pending row,
+    // the whole backlog, on every claim (docs/performance.md); candidates: the oldest due rows of
     // subscriptions below the cap; a candidate is taken when its rank within its subscription still
     // fits under the cap.
     const claimed = await sql<{ id: string; subscription_id: string; lease_token: number }>`
@@ -126,7 +147,7 @@ export async function claimDue(
       SET lease_owner = ${input.owner}, lease_until = ${leaseUntil}, lease_token = lease_token + 1
       WHERE id IN (
         WITH busy AS (
-          SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
+          SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries INDEXED BY webhook_deliveries_in_flight
           WHERE lease_until >= ${input.now} AND status = 'pending'
             AND lease_owner IN (SELECT owner FROM webhook_workers WHERE alive_until >= ${input.now})
           GROUP BY subscription_id
@@ -147,7 +168,18 @@ export async function claimDue(
         SELECT id FROM ranked WHERE slot <= ${cap} ORDER BY next_attempt_at LIMIT ${input.limit}
       )
       RETURNING id, subscription_id, lease_token`.execute(trx);
-    return claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
+    const claims = claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
+    if (claims.length === input.limit) return { claims, leftBehind: false };
+    // After the UPDATE, a row still due and unleased is one the claim could not take (its subscription is at the cap).
+    const left = await trx
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("status", "=", "pending")
+      .where("next_attempt_at", "<=", input.now)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", input.now)]))
+      .limit(1)
+      .executeTakeFirst();
+    return { claims, leftBehind: left !== undefined };
   });
 }
 
@@ -297,6 +329,26 @@ export async function recordOutcomes(db: Db, recordings: readonly Recording[]): 
         .execute();
     }
     return written;
+  });
+}
+
+/**
+ * Records a batch of results and claims the next deliveries in ONE transaction (docs/webhooks.md
+ * "Round trips per delivery"): the lanes the batch frees are refilled without a commit of their own.
+ * The claim runs after the results are written, so the slots they free count at once (the cap is
+ * exact as ever), and it reads what the claimed deliveries need inside the same transaction. All or
+ * nothing: should anything fail, nothing is recorded and nothing claimed (the caller then records
+ * the results alone; their deliveries stay leased until written or expired, as before).
+ */
+export async function recordAndClaim(
+  db: Db,
+  recordings: readonly Recording[],
+  next: ClaimInput,
+): Promise<{ written: boolean[]; claims: Claim[]; leftBehind: boolean; loaded: Awaited<ReturnType<typeof loadClaimed>> }> {
+  return writeTransaction(db, async (trx) => {
+    const written = await recordOutcomes(trx, recordings);
+    const { claims, leftBehind } = await claimDueReporting(trx, next);
+    return { written, claims, leftBehind, loaded: await loadClaimed(trx, claims) };
   });
 }
 

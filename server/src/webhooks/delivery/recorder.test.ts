@@ -6,7 +6,7 @@ import { startTestReceiver, type TestReceiver } from "../../testing/webhook-rece
 import { webhookEnv, type WebhookEnv } from "../env.ts";
 import { createSubscription, queueTestEvent } from "../subscriptions/subscriptions.ts";
 import { ir21Headers } from "../test-helpers.ts";
-import { claimDue, recordOutcomes, type AttemptRecord, type Recording } from "./queue.ts";
+import { claimDue, claimDueReporting, recordAndClaim, recordOutcomes, type AttemptRecord, type Recording } from "./queue.ts";
 import { OutcomeRecorder } from "./recorder.ts";
 import { DeliveryWorker } from "./worker.ts";
 
@@ -181,5 +181,57 @@ describe("results recorded in batches", () => {
     const rows = await server.deps.db.selectFrom("webhook_deliveries").select(["status", "attempts"]).where("id", "in", ids).execute();
     expect(rows.every((r) => r.status === "delivered" && Number(r.attempts) === 1)).toBe(true);
     expect(await server.deps.db.selectFrom("webhook_attempts").select("id").where("delivery_id", "in", ids).execute()).toHaveLength(6);
+  });
+
+  it("results and the next claim in one transaction: the slots the results free count at once, the cap stays exact", async () => {
+    // One subscription, cap 2: two in flight, three more due.
+    const ids = await queueMany(5);
+    const now = server.clock.now().getTime();
+    const first = await claimDue(server.deps.db, { owner: "rounds", now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 });
+    expect(first).toHaveLength(2);
+    // Nothing else may be claimed while both slots are held.
+    expect(await claimDueReporting(server.deps.db, { owner: "other", now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 })).toEqual({ claims: [], leftBehind: true });
+    const done = (claim: (typeof first)[number]): Recording => ({ kind: "attempt", claim, now, attemptNo: 1, attempt: attempt(), outcome: { status: "delivered", nextAttemptAt: null } });
+    const round = await recordAndClaim(server.deps.db, first.map(done), { owner: "rounds", now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 });
+    expect(round.written).toEqual([true, true]);
+    // The two recorded deliveries no longer hold their slots: exactly two more, and one left behind at the cap.
+    expect(round.claims).toHaveLength(2);
+    expect(round.leftBehind).toBe(true);
+    const firstIds = new Set(first.map((c) => c.deliveryId));
+    expect(round.claims.every((c) => ids.includes(c.deliveryId) && !firstIds.has(c.deliveryId))).toBe(true);
+    // What the claimed deliveries need was read in the same transaction.
+    expect([...round.loaded.deliveries.keys()].sort()).toEqual(round.claims.map((c) => c.deliveryId).sort());
+    expect(round.loaded.targets.size).toBe(1);
+    const rows = new Map((await server.deps.db.selectFrom("webhook_deliveries").selectAll().where("id", "in", ids).execute()).map((r) => [r.id, r]));
+    for (const c of first) expect(rows.get(c.deliveryId)).toMatchObject({ status: "delivered", lease_owner: null });
+    for (const c of round.claims) {
+      expect(rows.get(c.deliveryId)).toMatchObject({ status: "pending", lease_owner: "rounds" });
+      expect(Number(rows.get(c.deliveryId)!.lease_token)).toBe(c.token);
+    }
+    // Once the last one is taken, nothing is left behind.
+    const last = await recordAndClaim(server.deps.db, round.claims.map(done), { owner: "rounds", now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 });
+    expect(last.claims).toHaveLength(1);
+    expect(last.leftBehind).toBe(false);
+  });
+
+  it("a failure in the claim of a recording transaction records nothing and claims nothing", async () => {
+    const ids = await queueMany(4);
+    const now = server.clock.now().getTime();
+    const first = await claimDue(server.deps.db, { owner: "all-or-nothing", now, leaseMs: 60_000, limit: 2 });
+    // The claim's heartbeat write fails, after the results were written in the same transaction.
+    const crashing = watchedDb(server.deps.db, (kind, table) => kind === "InsertQueryNode" && table === "webhook_workers");
+    const recordings: Recording[] = first.map((claim) => ({ kind: "attempt", claim, now, attemptNo: 1, attempt: attempt(), outcome: { status: "delivered", nextAttemptAt: null } }));
+    await expect(recordAndClaim(crashing.db, recordings, { owner: "all-or-nothing", now, leaseMs: 60_000, limit: 2 })).rejects.toThrow(/simulated crash/);
+    const rows = await server.deps.db.selectFrom("webhook_deliveries").select(["id", "status", "attempts", "lease_owner"]).where("id", "in", ids).execute();
+    expect(rows.filter((r) => r.status === "pending" && Number(r.attempts) === 0)).toHaveLength(4);
+    expect(rows.filter((r) => r.lease_owner === "all-or-nothing").map((r) => r.id).sort()).toEqual(first.map((c) => c.deliveryId).sort());
+    expect(await server.deps.db.selectFrom("webhook_attempts").select("id").where("delivery_id", "in", ids).execute()).toHaveLength(0);
+    // The recorder then writes the results alone (no claim), and they are kept.
+    expect(await recordOutcomes(server.deps.db, recordings)).toEqual([true, true]);
+  });
+
+  it("a claim that finds nothing due leaves nothing behind", async () => {
+    const now = server.clock.now().getTime();
+    expect(await claimDueReporting(server.deps.db, { owner: "idle", now, leaseMs: 60_000, limit: 4, maxInFlightPerSubscription: 2 })).toEqual({ claims: [], leftBehind: false });
   });
 });

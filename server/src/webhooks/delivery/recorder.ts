@@ -1,8 +1,19 @@
 import type { Db } from "../../db/db.ts";
-import { recordOutcomes, type Recording } from "./queue.ts";
+import { recordAndClaim, recordOutcomes, type ClaimInput, type Recording } from "./queue.ts";
 
 /** At most this many results per recording transaction (one multi-row insert of attempts). */
 export const MAX_RECORDINGS_PER_WRITE = 64;
+
+/**
+ * Claiming in the recording transaction (worker.ts): before a batch is written, the worker says what to
+ * claim for the lanes the batch frees (or null: nothing more is due); once the transaction committed,
+ * it gets the claims, before the batch's results settle. A failed transaction claimed nothing.
+ */
+export interface FollowOnClaim {
+  plan(freed: number): ClaimInput | null;
+  claimed(input: ClaimInput, result: Awaited<ReturnType<typeof recordAndClaim>>): void;
+  abandoned(input: ClaimInput): void;
+}
 
 interface Waiting {
   recording: Recording;
@@ -19,17 +30,26 @@ interface Waiting {
  * A result's promise settles only after its transaction committed, so the delivery's lane (and the
  * log line about it) never runs ahead of what is stored.
  *
+ * A worker may have the same transaction claim the next deliveries for the lanes the batch frees
+ * ({@link FollowOnClaim}, queue.ts recordAndClaim): one commit per round instead of two.
+ *
  * Should a batch fail for a reason other than a write conflict (writeTransaction retries those), each
- * of its results is written alone, so one bad row cannot take the others with it; a result that then
+ * of its results is written alone (and claims nothing), so one bad row cannot take the others with it; a result that then
  * still fails rejects, and its delivery is sent again when its lease expires (at least once).
  */
 export class OutcomeRecorder {
   readonly #db: Db;
   #waiting: Waiting[] = [];
   #running: Promise<void> | null = null;
+  #followOn: FollowOnClaim | null = null;
 
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  /** From now on, each recording transaction also claims what `followOn` plans (null: stop doing so). */
+  claimWith(followOn: FollowOnClaim | null): void {
+    this.#followOn = followOn;
   }
 
   /** Queues one result; resolves with whether it was written (its fence held), once committed. */
@@ -59,7 +79,21 @@ export class OutcomeRecorder {
   }
 
   async #write(batch: Waiting[]): Promise<void> {
+    const followOn = this.#followOn;
+    const next = followOn?.plan(batch.length) ?? null;
     try {
+      if (followOn && next) {
+        let result: Awaited<ReturnType<typeof recordAndClaim>>;
+        try {
+          result = await recordAndClaim(this.#db, batch.map((w) => w.recording), next);
+        } catch (error) {
+          followOn.abandoned(next);
+          throw error;
+        }
+        followOn.claimed(next, result);
+        batch.forEach((w, i) => w.resolve(result.written[i]!));
+        return;
+      }
       const written = await recordOutcomes(this.#db, batch.map((w) => w.recording));
       batch.forEach((w, i) => w.resolve(written[i]!));
       return;

@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { claimDue, heartbeat, HEARTBEAT_EVERY_MS, loadClaimed, retireWorker, WORKER_ALIVE_MS, type Claim, type ClaimedDelivery, type DeliveryTarget } from "./queue.ts";
+import { claimDueReporting, heartbeat, HEARTBEAT_EVERY_MS, loadClaimed, retireWorker, WORKER_ALIVE_MS, type Claim, type ClaimedDelivery, type ClaimInput, type DeliveryTarget } from "./queue.ts";
 import { DestinationAgents } from "./agents.ts";
-import { OutcomeRecorder } from "./recorder.ts";
+import { OutcomeRecorder, type FollowOnClaim } from "./recorder.ts";
 import { nextRetryDelayMs } from "./schedule.ts";
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
 import { deliveryHeaders } from "./signing.ts";
@@ -59,6 +59,14 @@ export class DeliveryWorker {
   readonly #inFlight = new Set<Promise<void>>();
   /** The last claim got every delivery it asked for: more are probably due. */
   #claimedFull = false;
+  /** The last claim came back short but left due deliveries behind (their subscriptions at the cap). */
+  #leftBehind = false;
+  /** Lanes promised to claims under way (not yet started deliveries). */
+  #reserved = 0;
+  /** Deliveries started since this worker was made (drain counts its own from it). */
+  #started = 0;
+  /** Recording transactions claim for the lanes they free (background loop and drain). */
+  #followOnActive = false;
   /** This worker's deliveries in flight per subscription. */
   readonly #perSubscription = new Map<string, number>();
   #stopping = false;
@@ -114,15 +122,55 @@ export class DeliveryWorker {
 
   /** Claims up to `limit` due deliveries, respecting the per-subscription cap. Tests override it to hold a round. */
   protected async claim(limit: number): Promise<Claim[]> {
-    return claimDue(this.#env.db, {
+    const { claims, leftBehind } = await claimDueReporting(this.#env.db, this.#claimInput(limit));
+    this.#leftBehind = leftBehind;
+    return claims;
+  }
+
+  #claimInput(limit: number): ClaimInput {
+    return {
       owner: this.owner,
       now: this.#env.clock.now().getTime(),
       leaseMs: this.#options.leaseMs,
       limit,
       maxInFlightPerSubscription: this.#options.endpointConcurrency,
       aliveMs: this.#options.aliveMs,
-    });
+    };
   }
+
+  /**
+   * The claim that rides in a recording transaction (queue.ts recordAndClaim): when more may be due, a
+   * batch of results also claims for the lanes it frees, so a busy worker commits once per round
+   * instead of twice (a claim, then the results). Its lanes are reserved until the claim's deliveries
+   * start, so no other claim of this worker counts them as free meanwhile.
+   */
+  readonly #followOn: FollowOnClaim = {
+    plan: (freed) => {
+      if (this.#stopping || !this.#moreMayBeDue()) return null;
+      const limit = Math.min(this.#options.batchSize, this.#options.concurrency - this.#inFlight.size - this.#reserved + freed);
+      if (limit <= 0) return null;
+      // A claim costs about the same for one delivery as for many: as in #gatherLanes, wait for a
+      // quarter of the lanes while others are still in flight (a later batch claims for them all),
+      // but never longer than GATHER_MS: then the loop claims for whatever is free.
+      if (limit < this.#gatherWanted() && this.#inFlight.size - freed > 0) {
+        this.#lookSoon();
+        return null;
+      }
+      this.#reserved += limit;
+      return this.#claimInput(limit);
+    },
+    claimed: (input, { claims, leftBehind, loaded }) => {
+      this.#reserved -= input.limit;
+      this.#claimedFull = claims.length === input.limit;
+      this.#leftBehind = leftBehind;
+      this.#startClaimed(claims, loaded);
+    },
+    abandoned: (input) => {
+      this.#reserved -= input.limit;
+      // Nothing was claimed for the lanes this batch freed: let the loop look.
+      this.#onQueued();
+    },
+  };
 
   /**
    * Claims for the free lanes (at most batchSize) and starts those deliveries; returns them running.
@@ -131,10 +179,16 @@ export class DeliveryWorker {
    */
   async #fill(): Promise<Promise<void>[]> {
     if (this.#claimedFull) await this.#gatherLanes();
-    const free = this.#options.concurrency - this.#inFlight.size;
+    const free = this.#options.concurrency - this.#inFlight.size - this.#reserved;
     if (free <= 0) return [];
     const wanted = Math.min(this.#options.batchSize, free);
-    const claims = await this.claim(wanted);
+    let claims: Claim[];
+    this.#reserved += wanted;
+    try {
+      claims = await this.claim(wanted);
+    } finally {
+      this.#reserved -= wanted;
+    }
     this.#claimedFull = claims.length === wanted;
     // One read for the whole claim: the deliveries with their payloads, each subscription once; a
     // failed read leaves the claims to their leases (sent again when those expire).
@@ -145,6 +199,12 @@ export class DeliveryWorker {
       this.#env.log.error({ err: error, claimed: claims.length }, "webhook deliveries claimed but not read; their leases will expire");
       return [];
     }
+    return this.#startClaimed(claims, loaded);
+  }
+
+  /** Starts the claimed deliveries, each in a lane, with what was read for them. */
+  #startClaimed(claims: readonly Claim[], loaded: Awaited<ReturnType<typeof loadClaimed>>): Promise<void>[] {
+    this.#started += claims.length;
     // Secrets are opened once per subscription and claim, when the first of its deliveries starts.
     const secrets = new Map<string, { secret: string; previousSecret: string | null }>();
     return claims.map((claim) => {
@@ -157,8 +217,9 @@ export class DeliveryWorker {
         else this.#perSubscription.delete(sub);
         // Claim again only if more can be due now: lanes were the limit (a lane is free), or this
         // subscription was at its cap (it has a slot again). Otherwise nothing new is due before an
-        // enqueue signal or the next poll, and an empty claim would only cost a write.
-        if (this.#claimedFull || n >= this.#options.endpointConcurrency) this.#onQueued();
+        // enqueue signal or the next poll, and an empty claim would only cost a write. When recording
+        // transactions claim (#followOn), this delivery's own recording already did.
+        if (!this.#followOnActive && (this.#claimedFull || this.#leftBehind || n >= this.#options.endpointConcurrency)) this.#onQueued();
       });
       this.#inFlight.add(running);
       return running;
@@ -172,7 +233,7 @@ export class DeliveryWorker {
    * real time: lanes held by a slow receiver delay the others' next claim by that much at most.
    */
   async #gatherLanes(): Promise<void> {
-    const wanted = Math.max(1, Math.floor(this.#options.concurrency / 4));
+    const wanted = this.#gatherWanted();
     if (this.#options.concurrency - this.#inFlight.size >= wanted || this.#inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, GATHER_MS)));
@@ -187,8 +248,28 @@ export class DeliveryWorker {
     }
   }
 
+  /** Free lanes worth one claim under a backlog: a quarter of them. */
+  #gatherWanted(): number {
+    return Math.max(1, Math.floor(this.#options.concurrency / 4));
+  }
+
+  #lookSoonTimer: NodeJS.Timeout | null = null;
+  /** Signals the loop to claim in {@link GATHER_MS} of real time, unless already due to. */
+  #lookSoon(): void {
+    if (this.#lookSoonTimer) return;
+    this.#lookSoonTimer = setTimeout(() => {
+      this.#lookSoonTimer = null;
+      this.#onQueued();
+    }, GATHER_MS);
+  }
+
   #moreMayBeDue(): boolean {
-    return this.#claimedFull || [...this.#perSubscription.values()].some((n) => n >= this.#options.endpointConcurrency);
+    return this.#claimedFull || this.#leftBehind || [...this.#perSubscription.values()].some((n) => n >= this.#options.endpointConcurrency);
+  }
+
+  /** Until every delivery in flight has finished, including those its recordings claimed meanwhile. */
+  async #settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   /** Claims once for the free lanes and waits for those deliveries; returns how many were claimed. */
@@ -203,18 +284,34 @@ export class DeliveryWorker {
    * lanes as they free up; returns how many deliveries were claimed.
    */
   async drain(maxClaims = 100_000): Promise<number> {
-    let total = 0;
-    while (total < maxClaims) {
-      const started = await this.#fill();
-      total += started.length;
-      if (this.#inFlight.size === 0) break;
-      // More may be due (lanes were full, or a subscription is at its cap): claim again as soon as one
-      // ends. Otherwise nothing more is due at this clock: let everything finish, then look once more.
-      if (this.#moreMayBeDue()) await Promise.race(this.#inFlight);
-      else await Promise.all(this.#inFlight);
+    const startedBefore = this.#started;
+    const total = () => this.#started - startedBefore;
+    // As in the background loop, recording transactions claim for the lanes they free (unless the loop runs).
+    const ownsFollowOn = !this.#followOnActive;
+    if (ownsFollowOn) this.#setFollowOn(true);
+    try {
+      while (total() < maxClaims) {
+        await this.#fill();
+        if (this.#inFlight.size === 0) break;
+        // More may be due (lanes were full, or a subscription is at its cap): claim again as soon as one
+        // ends. Otherwise nothing more is due at this clock: let everything finish, then look once more.
+        if (this.#moreMayBeDue()) await Promise.race(this.#inFlight);
+        else await this.#settled();
+      }
+      await this.#settled();
+    } finally {
+      if (ownsFollowOn) this.#setFollowOn(false);
     }
-    await Promise.all(this.#inFlight);
-    return total;
+    return total();
+  }
+
+  #setFollowOn(active: boolean): void {
+    this.#followOnActive = active;
+    this.#recorder.claimWith(active ? this.#followOn : null);
+    if (!active && this.#lookSoonTimer) {
+      clearTimeout(this.#lookSoonTimer);
+      this.#lookSoonTimer = null;
+    }
   }
 
   /**
@@ -306,6 +403,7 @@ export class DeliveryWorker {
   start(): void {
     if (this.#loop) return;
     this.#stopping = false;
+    this.#setFollowOn(true);
     this.#env.queued.on("queued", this.#onQueued);
     // Between claims the worker still says it is alive, so the deliveries it has on the wire keep
     // holding their subscriptions' slots however long they take.
@@ -325,9 +423,10 @@ export class DeliveryWorker {
         } catch (error) {
           this.#env.log.error({ err: error }, "webhook worker round failed");
         }
-        // The claim got all it asked for: more is probably due, go round again (when every lane is
-        // busy, the wait below ends as soon as one frees up).
-        if (free > 0 && claimed > 0 && this.#claimedFull) continue;
+        // The claim got all it asked for: more is probably due. The recordings of these deliveries
+        // claim for the lanes they free (#followOn), so the loop itself waits for a signal; it goes
+        // round at once only while lanes are still free.
+        if (free > 0 && claimed > 0 && this.#claimedFull && this.#options.concurrency - this.#inFlight.size - this.#reserved > 0) continue;
         if (this.#stopping || this.#signalled) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#options.pollIntervalMs);
@@ -338,7 +437,7 @@ export class DeliveryWorker {
         });
         this.#wake = null;
       }
-      await Promise.all(this.#inFlight);
+      await this.#settled();
     })();
   }
 
@@ -349,6 +448,7 @@ export class DeliveryWorker {
     this.#wake?.();
     await this.#loop;
     this.#loop = null;
+    this.#setFollowOn(false);
     // Nothing is in flight any more: close the kept-alive connections.
     this.#agents.destroy();
     if (this.#heartbeat) {
