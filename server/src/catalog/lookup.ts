@@ -140,6 +140,19 @@ export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reaso
   return { range_holder: null, range_holder_reason: reason, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null };
 }
 
+/**
+ * Loads the location and time-zone data of the numbers whose files are large (+86's geocoding data is
+ * 21 MB), through the functions a lookup calls, so that no lookup pays the synchronous load.
+ */
+export function warmNumberData(): void {
+  for (const number of ["+8613912345678", "+861012345678"]) {
+    const parsed = parsePhoneNumberFromString(number)!;
+    const type = parsed.getType();
+    locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, true);
+    timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, true);
+  }
+}
+
 /** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */
 const reasonOf = (verdict: string | undefined): ValidationReason =>
   verdict === "TOO_SHORT" || verdict === "TOO_LONG" || verdict === "INVALID_LENGTH" || verdict === "INVALID_COUNTRY" ? verdict : "INVALID_NUMBER";

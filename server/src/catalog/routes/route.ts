@@ -16,6 +16,7 @@ import { readSeq } from "../queries.ts";
 import { fromVersionRow } from "../versions.ts";
 import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
 import type { Projection } from "../lookup-answers.ts";
+import { findNumber, warmNumberData } from "../lookup.ts";
 
 /**
  * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
@@ -117,6 +118,20 @@ function indexesOf(deps: AppDeps): LookupIndexes {
     lookupIndexes.set(deps, indexes);
   }
   return indexes;
+}
+
+/**
+ * Loads what the first lookup would otherwise load: the current version's index and the
+ * number data libphonenumber's geocoding and time-zone files hold for the calling codes whose files
+ * are large (+86: 21 MB, read and deserialised synchronously on first use).
+ */
+export async function warmLookups(deps: AppDeps): Promise<void> {
+  const version = await deps.datasetMeta.pinned();
+  warmNumberData();
+  if (version.seq === 0) return;
+  const index = await indexesOf(deps).at(version.seq);
+  // One answer in each projection: compiles the output schemas (zod builds its parsers on first use).
+  for (const projection of ["full", "public"] as const) index.answers.json(findNumber(index, "+8613912345678"), projection);
 }
 
 function validate(schema: z.ZodType | undefined, value: unknown): unknown {
