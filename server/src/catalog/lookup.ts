@@ -16,13 +16,11 @@ const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get
 /** Digits with the usual separators, optionally after a +: what counts as an attempt at a phone number. */
 const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
 
-/** The fields of a number's answer that depend only on its matched range (and the number's country). */
-export type RangePart = Pick<
-  NumberLookup,
-  "range_holder" | "range_holder_reason" | "operator" | "current_operator" | "range" | "network" | "networks" | "primary_network"
->;
-/** The fields of a number's answer that are the number's own: everything but {@link RangePart}. */
-export type NumberPart = Omit<NumberLookup, keyof RangePart>;
+/**
+ * The fields of a number's answer that depend only on its matched range (and the number's country):
+ * what lookup-answers.ts builds once per range. A field added to {@link rangePartOf} must be listed
+ * here (RangePart is made from this list); every other field of NumberLookup is the number's own.
+ */
 export const RANGE_PART_KEYS = [
   "range_holder",
   "range_holder_reason",
@@ -32,7 +30,10 @@ export const RANGE_PART_KEYS = [
   "network",
   "networks",
   "primary_network",
-] as const satisfies readonly (keyof RangePart)[];
+] as const satisfies readonly (keyof NumberLookup)[];
+export type RangePart = Pick<NumberLookup, (typeof RANGE_PART_KEYS)[number]>;
+/** The fields of a number's answer that are the number's own: everything but {@link RangePart}. */
+export type NumberPart = Omit<NumberLookup, keyof RangePart>;
 
 /**
  * A number read and matched, its answer in two parts: the number's own fields, and the range it
