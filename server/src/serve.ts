@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "srvx/node";
 import type { AppDeps } from "./deps.ts";
 import { createApp } from "./http/app.ts";
+import { warmLookups } from "./catalog/routes/route.ts";
 import { guardConnections } from "./http/connections.ts";
 import { answerAtEndOfTurn } from "./http/end-of-turn.ts";
 
@@ -25,7 +26,11 @@ export interface RunningServer {
  * await fetch(`${running.url}/healthz`);
  * await running.close();
  */
-export async function startServer(deps: AppDeps, listen: { port: number; host: string }, hooks: { beforeClose?: () => Promise<void> } = {}): Promise<RunningServer> {
+export async function startServer(
+  deps: AppDeps,
+  listen: { port: number; host: string },
+  hooks: { beforeClose?: () => Promise<void>; warmLookups?: boolean } = {},
+): Promise<RunningServer> {
   const app = createApp(deps);
   // h3's own node adapter (srvx), given the app's fetch with its answers batched per event-loop turn;
   // srvx types its handler for HTTP/1 and HTTP/2 at once, h3's wrapper narrows it to HTTP/1 likewise.
@@ -46,6 +51,18 @@ export async function startServer(deps: AppDeps, listen: { port: number; host: s
       resolve();
     });
   });
+  // What the first lookup would otherwise pay (the current version's index, ~0.8 s for the reference
+  // dataset; +86's 21 MB of geocoding data, a 0.6-1 s synchronous stall): made right after listening,
+  // so no request waits for it and readiness does not either (docs/performance.md "Warm-up").
+  if (hooks.warmLookups !== false) {
+    setImmediate(() => {
+      const started = performance.now();
+      warmLookups(deps).then(
+        () => deps.log.debug({ ms: Math.round(performance.now() - started) }, "lookups warmed"),
+        (err: unknown) => deps.log.warn({ err }, "warming the lookups failed; the first lookup will do it"),
+      );
+    });
+  }
   const { port } = server.address() as AddressInfo;
   const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
 

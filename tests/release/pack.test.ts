@@ -242,7 +242,7 @@ describe("the packed @ir21/sdk", () => {
       version: true,
       lookup: ["China Mobile", "e164-86139", "cn.china-unicom", "460-11"],
       batch: ["China Mobile", "INVALID_REQUEST"],
-      countries: [3, "中国"],
+      countries: [3, "中国", ["cn.china-mobile", "cn.china-telecom", "cn.china-unicom"]],
       operators: [2, true, 4, 1],
       networks: [3, "460-00", 4],
       ranges: [4, "China Mobile", 7],

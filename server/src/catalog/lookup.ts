@@ -2,7 +2,7 @@ import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberL
 // Not `with { type: "json" }`: the exports map sends `import` to metadata.max.json.js, an ES module that
 // Node refuses to load as JSON (tsx let it pass in development; the bundle run by an installed package failed).
 import metadata from "libphonenumber-js/metadata.max.json";
-import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup, type ValidationReason } from "../contract/catalog.ts";
+import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup, type NumberRange, type ValidationReason } from "../contract/catalog.ts";
 import { AppError } from "../errors.ts";
 import { INTERNATIONAL } from "./importers/reference.ts";
 import type { LookupIndex } from "./lookup-index.ts";
@@ -18,6 +18,35 @@ const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get
 const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
 
 /**
+ * The fields of a number's answer that depend only on its matched range (and the number's country):
+ * what lookup-answers.ts builds once per range. A field added to {@link rangePartOf} must be listed
+ * here (RangePart is made from this list); every other field of NumberLookup is the number's own.
+ */
+export const RANGE_PART_KEYS = [
+  "range_holder",
+  "range_holder_reason",
+  "operator",
+  "current_operator",
+  "range",
+  "network",
+  "networks",
+  "primary_network",
+] as const satisfies readonly (keyof NumberLookup)[];
+export type RangePart = Pick<NumberLookup, (typeof RANGE_PART_KEYS)[number]>;
+/** The fields of a number's answer that are the number's own: everything but {@link RangePart}. */
+export type NumberPart = Omit<NumberLookup, keyof RangePart>;
+
+/**
+ * A number read and matched, its answer in two parts: the number's own fields, and the range it
+ * matched (null with the reason when none is named). `lookupNumber` joins them with
+ * {@link rangePartOf}; the /v1/lookup route serves the range part from fragments built once per
+ * range (lookup-answers.ts) through the same function.
+ */
+export type FoundNumber =
+  | { own: NumberPart; range: NumberRange; reason: null }
+  | { own: NumberPart; range: null; reason: NonNullable<NumberLookup["range_holder_reason"]> };
+
+/**
  * Looks a phone number up (docs/api.md "Lookup"): normalise it with libphonenumber-js (E.164, or
  * national with a country), then the longest matching prefix in the index.
  *
@@ -28,6 +57,12 @@ const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
  * only input that is no phone number at all is an error.
  */
 export function lookupNumber(index: LookupIndex, number: string, country?: string): NumberLookup {
+  const found = findNumber(index, number, country);
+  return { ...found.own, ...(found.range ? rangePartOf(index, found.range, found.own.country_iso2) : noRangePart(found.reason)) };
+}
+
+/** The number's own part of its answer and the range it matched: {@link lookupNumber} without the range part. */
+export function findNumber(index: LookupIndex, number: string, country?: string): FoundNumber {
   const options = country ? { defaultCountry: country as CountryCode } : undefined;
   const trimmed = number.trim();
   const parsed = NUMBER_LIKE.test(trimmed) ? parsePhoneNumberFromString(trimmed, options) : undefined;
@@ -41,7 +76,11 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
       );
     }
     const digits = trimmed.replace(/\D/g, "");
-    return unanswered(`+${trimmed.startsWith("+") || !country ? "" : getCountryCallingCode(country as CountryCode)}${digits}`, null, reasonOf(reason));
+    return {
+      own: unanswered(`+${trimmed.startsWith("+") || !country ? "" : getCountryCallingCode(country as CountryCode)}${digits}`, null, reasonOf(reason)),
+      range: null,
+      reason: "invalid_number",
+    };
   }
   const type = parsed.getType();
   // With type metadata (the max set) "valid" is "has a type"; isValid() would repeat that matching.
@@ -56,7 +95,7 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     // getURI() leaves the digits unseparated).
     rfc3966: `tel:${parsed.formatInternational().replace(/\s+/g, "-")}`,
   };
-  const base = {
+  const own: NumberPart = {
     number: parsed.number,
     country_iso2: countryIso2,
     valid,
@@ -65,18 +104,30 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     formats,
     location: locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid),
     time_zones: timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
+    match: null,
     note: LOOKUP_NOTE,
   };
-  const nothing = { range_holder: null, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null, match: null };
-  if (!valid) return { ...base, ...nothing, range_holder_reason: "invalid_number" };
-  if (!CARRIER_KINDS.has(kind)) return { ...base, ...nothing, range_holder_reason: "type_not_served" };
+  if (!valid) return { own, range: null, reason: "invalid_number" };
+  if (!CARRIER_KINDS.has(kind)) return { own, range: null, reason: "type_not_served" };
   const hit = index.e164.longest(parsed.number.slice(1));
-  if (!hit) return { ...base, ...nothing, range_holder_reason: "no_range" };
+  if (!hit) return { own, range: null, reason: "no_range" };
   const range = hit.value;
+  own.country_iso2 = countryIso2 ?? range.country_iso2;
+  own.match = { prefix: hit.prefix, length: hit.prefix.length };
+  return { own, range, reason: null };
+}
+
+/**
+ * The part of a number's answer that depends only on its range and the number's country (which
+ * orders `primary_network`): the holder, the operator and its current successor, the networks.
+ */
+export function rangePartOf(index: LookupIndex, range: NumberRange, countryIso2: string | null): RangePart {
   const operator = range.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
   const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
-  // The lineage's end for this number (a split operator's successor depends on the area code).
-  const current = operator ? currentOperator(index.operators, operator, parsed.number.slice(1)) : null;
+  // The lineage's end for the range (a split operator's successor depends on the area code, which
+  // every range's prefix holds: Brazil's are 7 to 9 digits, a DDD split names 4), so the range part
+  // stays the same for every number of the range and can be prebuilt (lookup-answers.ts).
+  const current = operator ? currentOperator(index.operators, operator, range.prefix ?? undefined) : null;
   const network = networkOfNumber({
     rangeNetwork: range.network_id ? (networkById(index, range.network_id) ?? null) : null,
     networks,
@@ -84,8 +135,6 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     country: countryIso2 ?? range.country_iso2,
   });
   return {
-    ...base,
-    country_iso2: countryIso2 ?? range.country_iso2,
     range_holder: range.range_holder,
     range_holder_reason: range.range_holder ? null : "no_range",
     operator,
@@ -93,9 +142,26 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
     range,
     network,
     networks,
-    primary_network: primaryNetwork(network, networks, countryIso2 ?? range.country_iso2),
-    match: { prefix: hit.prefix, length: hit.prefix.length },
+    primary_network: primaryNetwork(network, networks, countryIso2),
   };
+}
+
+/** The range part of a number no range is named for. */
+export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reason"]>): RangePart {
+  return { range_holder: null, range_holder_reason: reason, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null };
+}
+
+/**
+ * Loads the location and time-zone data of the numbers whose files are large (+86's geocoding data is
+ * 21 MB), through the functions a lookup calls, so that no lookup pays the synchronous load.
+ */
+export function warmNumberData(): void {
+  for (const number of ["+8613912345678", "+861012345678"]) {
+    const parsed = parsePhoneNumberFromString(number)!;
+    const type = parsed.getType();
+    locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, true);
+    timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, true);
+  }
 }
 
 /** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */
@@ -115,8 +181,8 @@ function countryOfNumber(region: string | undefined, callingCode: string): strin
   return phoneMetadata.country_calling_codes[callingCode]?.[0] ?? null;
 }
 
-/** The answer to number-like input libphonenumber cannot even parse (too short, unknown calling code). */
-function unanswered(e164: string, countryIso2: string | null, reason: ValidationReason): NumberLookup {
+/** The number part of the answer to number-like input libphonenumber cannot even parse (too short, unknown calling code). */
+function unanswered(e164: string, countryIso2: string | null, reason: ValidationReason): NumberPart {
   return {
     number: e164,
     country_iso2: countryIso2,
@@ -126,14 +192,6 @@ function unanswered(e164: string, countryIso2: string | null, reason: Validation
     formats: null,
     location: null,
     time_zones: [],
-    range_holder: null,
-    range_holder_reason: "invalid_number",
-    operator: null,
-    current_operator: null,
-    range: null,
-    network: null,
-    networks: [],
-    primary_network: null,
     match: null,
     note: LOOKUP_NOTE,
   };

@@ -23,7 +23,7 @@ export type RouteMount = (app: H3, deps: AppDeps) => void;
  * const app = createApp(deps);
  * const response = await app.request("/healthz");
  */
-export function createApp(deps: AppDeps): H3 {
+export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = {}): H3 {
   // The access log is the only onResponse work, and h3 adds promise hops for the hook: leave it out
   // when the level drops request lines anyway.
   const logRequests = deps.log.isLevelEnabled("info");
@@ -75,7 +75,8 @@ export function createApp(deps: AppDeps): H3 {
   app.all("/trpc/**", trpcHandler(deps));
   mountListenStream(app, deps);
   mountRestBindings(app, deps);
-  mountCatalogRoutes(app, deps);
+  // directAnswers: false serves /v1/lookup the generic way too (the reference of lookup-direct.test.ts).
+  mountCatalogRoutes(app, deps, { direct: options.directAnswers });
   mountApiDocs(app);
   mountWebConsole(app, deps);
   return app;

@@ -125,6 +125,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (!first) await migrateToLatest(deps.db);
   if (options.dataset) await loadInitialDataset(deps, options.dataset);
   const running = await startServer(deps, { port: options.port ?? 0, host: "127.0.0.1" }, {
+    // Not in tests: each test server would build its index and read +86's data in the background.
+    warmLookups: false,
     async beforeClose() {
       // Leave the shared Redis as we found it (the first instance does, for all of them).
       const redis = first ? null : deps.store.redis;

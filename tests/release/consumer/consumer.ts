@@ -40,6 +40,7 @@ import {
   type ConsoleInputs,
   type ConsoleOutputs,
   type Country,
+  type CountryDetail,
   type DataClient,
   type DataClientOptions,
   type DataMeta,
@@ -329,7 +330,8 @@ async function dataFlow(apiKey: string) {
   const imsi = await ir21.lookupImsi("460110123456789");
   const batch = await ir21.lookupBatch(["+8613812345678", "nope"]);
   const countries = await ir21.countries.list();
-  const china: Country = (await ir21.countries.get("CN")).data;
+  const chinaDetail: CountryDetail = (await ir21.countries.get("CN")).data;
+  const china: Country = chinaDetail;
   const operatorsQuery: OperatorsQuery = { country: "CN", limit: 2 };
   const operatorPage: DataResult<Page<Operator>> = await ir21.operators.list(operatorsQuery);
   const operatorIds: string[] = [];
@@ -383,7 +385,7 @@ async function dataFlow(apiKey: string) {
     version: meta.data.dataset_version === envelope.dataset_version,
     lookup: [lookup.data.range_holder, lookup.data.range?.id, national.data.operator?.id, imsi.data.network?.id],
     batch: batch.data.items.map((item) => ("error" in item ? item.error.code : item.range_holder)),
-    countries: [countries.data.items.length, china.name_zh],
+    countries: [countries.data.items.length, china.name_zh, chinaDetail.operators.map((o) => o.id)],
     operators: [operatorPage.data.items.length, operatorPage.data.next_cursor !== null, operatorIds.length, detail.data.networks.length],
     networks: [networks.data.items.length, network.data.id, networkCount],
     ranges: [ranges.data.items.length, range.data.range_holder, rangeCount],

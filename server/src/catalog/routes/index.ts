@@ -15,7 +15,7 @@ import { numberRangesListRoute } from "./number-ranges-list.ts";
 import { openApiRoute } from "./openapi.ts";
 import { operatorGetRoute } from "./operator-get.ts";
 import { operatorsListRoute } from "./operators-list.ts";
-import { mountDataRoutes, type DataRoute } from "./route.ts";
+import { mountDataRoutes, type DataRoute, type MountOptions } from "./route.ts";
 import { snapshotRoute } from "./snapshot.ts";
 
 /** Every /v1 route (docs/api.md), in the order the docs list them. */
@@ -39,6 +39,6 @@ export const DATA_ROUTES: readonly DataRoute[] = [
 ];
 
 /** Mounts the /v1 data API (a RouteMount for http/app.ts). */
-export function mountCatalogRoutes(app: H3, deps: AppDeps): void {
-  mountDataRoutes(app, deps, DATA_ROUTES);
+export function mountCatalogRoutes(app: H3, deps: AppDeps, options: MountOptions = {}): void {
+  mountDataRoutes(app, deps, DATA_ROUTES, options);
 }

@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { ImsiLookup, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
-import { lookupImsi, lookupNumber } from "../lookup.ts";
+import { findNumber, lookupImsi, lookupNumber } from "../lookup.ts";
 import { CountryParam } from "./params.ts";
 import { defineRoute } from "./route.ts";
 
@@ -38,5 +38,12 @@ export const lookupRoute = defineRoute({
   async handle({ input, lookupIndex }) {
     const index = await lookupIndex();
     return input.imsi !== undefined ? lookupImsi(index, input.imsi) : lookupNumber(index, input.number!, input.country);
+  },
+  // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts);
+  // an IMSI's answer the generic way.
+  async serialised({ input, lookupIndex }, projection, schema) {
+    const index = await lookupIndex();
+    if (input.imsi !== undefined) return JSON.stringify(schema.parse(lookupImsi(index, input.imsi)));
+    return index.answers.json(findNumber(index, input.number!, input.country), projection);
   },
 });

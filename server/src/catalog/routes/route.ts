@@ -16,6 +16,8 @@ import { readSeq } from "../queries.ts";
 import { fromVersionRow } from "../versions.ts";
 import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
 import { useGeoData } from "../number-geo.ts";
+import type { Projection } from "../lookup-answers.ts";
+import { findNumber, warmNumberData } from "../lookup.ts";
 
 /**
  * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
@@ -32,6 +34,12 @@ import { useGeoData } from "../number-geo.ts";
  * 6. parse the answer with the output schema of the caller's projection (public for anonymous, full
  *    otherwise): unknown fields are stripped, so a field is private until a public schema lists it;
  * 7. wrap it in the envelope with the pinned version's meta.
+ *
+ * A route may also answer with serialised text (`serialised`, e.g. GET /v1/lookup, whose answers are
+ * spliced from fragments built once per dataset version): its direct handler runs steps 1-5 and 7
+ * exactly as above and takes the `data` text, already through step 6's schema, from the route, so
+ * neither the answer object nor h3's generic serialisation is made per request. `handle` stays the
+ * reference the direct answers are tested against (lookup-direct.test.ts).
  *
  * The OpenAPI document is generated from the same definitions (openapi.ts).
  */
@@ -80,6 +88,19 @@ export interface DataRoute<I = any> {
   /** Quota units a success costs (default 1). */
   cost?: (input: I) => number;
   handle(ctx: RouteContext<I>): Promise<unknown>;
+  /**
+   * The answer's `data` as JSON text, byte for byte `JSON.stringify(schema.parse(await handle(ctx)))`
+   * for the caller's projection and its output `schema`: the direct handler serves it as is.
+   */
+  serialised?(ctx: RouteContext<I>, projection: Projection, schema: z.ZodType): Promise<string>;
+}
+
+export interface MountOptions {
+  /**
+   * Serve routes that have `serialised` through it (default true). False serves every route the
+   * generic way: the reference in the equivalence tests.
+   */
+  direct?: boolean;
 }
 
 /** Defines a route; the handler's input type comes from the schemas. */
@@ -115,6 +136,21 @@ async function lookupIndexOf(deps: AppDeps, seq: number): Promise<LookupIndex> {
   return index;
 }
 
+/**
+ * Loads what the first lookup would otherwise load: the current version's index and the
+ * number data libphonenumber's geocoding and time-zone files hold for the calling codes whose files
+ * are large (+86: 21 MB, read and deserialised synchronously on first use).
+ */
+export async function warmLookups(deps: AppDeps): Promise<void> {
+  const version = await deps.datasetMeta.pinned();
+  if (version.seq === 0) return;
+  // The index first: it picks the geocoding files (packaged or imported) the warm-up then reads.
+  const index = await lookupIndexOf(deps, version.seq);
+  warmNumberData();
+  // One answer in each projection: compiles the output schemas (zod builds its parsers on first use).
+  for (const projection of ["full", "public"] as const) index.answers.json(findNumber(index, "+8613912345678"), projection);
+}
+
 function validate(schema: z.ZodType | undefined, value: unknown): unknown {
   if (!schema) return {};
   const parsed = schema.safeParse(value);
@@ -144,8 +180,14 @@ async function metaOfSeq(deps: AppDeps, seq: number): Promise<DatasetMeta> {
 
 export const endpointName = (route: Pick<DataRoute, "method" | "path">) => `${route.method} ${route.path}`;
 
-function handlerFor(route: DataRoute, deps: AppDeps) {
+/** The success envelope around `data` already serialised: what h3 would make of `{code: 0, data, meta}`. */
+const envelopeText = (data: string, meta: object) => `{"code":0,"data":${data},"meta":${JSON.stringify(meta)}}`;
+/** h3's content type for a JSON answer (its jsonHeaders), so both ways answer alike. */
+const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
+
+function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {}) {
   const endpoint = endpointName(route);
+  const direct = options.direct !== false && route.serialised !== undefined;
   return async (event: H3Event) => {
     if (route.unmetered) {
       const context = createContext(event, deps);
@@ -190,12 +232,18 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
           if (position.seq !== version.seq) reported = await metaOfSeq(deps, position.seq);
           return position;
         };
-        const answer = await route.handle({ event, deps, access, input, version, pageAt, lookupIndex: () => lookupIndexOf(deps, version.seq) });
+        const context = { event, deps, access, input, version, pageAt, lookupIndex: () => lookupIndexOf(deps, version.seq) };
+        const output = route.output as JsonOutput;
+        const projection: Projection = access.kind === "anonymous" && output.public ? "public" : "full";
+        if (direct) {
+          const data = await route.serialised!(context, projection, projection === "public" ? output.public! : output.full);
+          return envelopeText(data, { request_id: requestIdOf(event), ...reported });
+        }
+        const answer = await route.handle(context);
         if (answer instanceof Response) return answer;
         const next = (answer as { next_cursor?: unknown } | null)?.next_cursor;
         if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing, next);
-        const output = route.output as JsonOutput;
-        const schema = access.kind === "anonymous" && output.public ? output.public : output.full;
+        const schema = projection === "public" ? output.public! : output.full;
         // The meta of the version actually read (a later page of a listing may read an older one).
         return { code: 0 as const, data: schema.parse(answer), meta: { request_id: requestIdOf(event), ...reported } };
       },
@@ -207,6 +255,7 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
       return result;
     }
     event.res.headers.set("cache-control", "no-store");
+    if (typeof result === "string") event.res.headers.set("content-type", JSON_CONTENT_TYPE);
     return result;
   };
 }
@@ -216,10 +265,10 @@ function handlerFor(route: DataRoute, deps: AppDeps) {
  * @example
  * mountDataRoutes(app, deps, DATA_ROUTES);
  */
-export function mountDataRoutes(app: H3, deps: AppDeps, routes: readonly DataRoute[]): void {
+export function mountDataRoutes(app: H3, deps: AppDeps, routes: readonly DataRoute[], options: MountOptions = {}): void {
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
-    app.on(route.method, route.path, handlerFor(route, deps));
+    app.on(route.method, route.path, handlerFor(route, deps, options));
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of methodsByPath) {

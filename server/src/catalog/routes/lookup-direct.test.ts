@@ -1,0 +1,135 @@
+import type { H3 } from "h3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../http/app.ts";
+import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
+
+/**
+ * GET /v1/lookup's direct handler (answers spliced from prebuilt fragments, route.ts `serialised`)
+ * against the generic one (`handle`, the output schema, h3's serialisation): the same requests
+ * through both, over the same server state, give the same status, headers and body. Only the date
+ * differs, and the rate limit's remaining count, which must have fallen by one between the two:
+ * each way counts the attempt. Request ids are given inbound, so they are compared too.
+ */
+const QUOTA = 100;
+let server: TestServer;
+let direct: H3;
+let generic: H3;
+let alice: SignedIn;
+let key: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer({ dataset: "demo", env: { PLAN_FREE_MONTHLY_QUOTA: String(QUOTA), ANONYMOUS_RATE_LIMIT_PER_MINUTE: "60" } });
+  alice = await signIn(server);
+  key = (await createApiKey(server, alice)).headers;
+  direct = createApp(server.deps);
+  generic = createApp(server.deps, { directAnswers: false });
+}, 120_000);
+afterAll(() => server.close());
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  remaining: number | null;
+}
+
+let serial = 0;
+async function send(app: H3, path: string, init: RequestInit, requestId: string): Promise<Answer> {
+  const response = await app.fetch(new Request(`http://127.0.0.1${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), "x-request-id": requestId } }));
+  const headers: Record<string, string> = {};
+  let remaining: number | null = null;
+  for (const [name, value] of response.headers) {
+    if (name === "date") continue;
+    if (name === "ratelimit") {
+      remaining = Number(/;r=(\d+)/.exec(value)?.[1]);
+      headers[name] = value.replace(/;r=\d+/, ";r=N").replace(/;t=\d+/, ";t=T");
+    } else headers[name] = value;
+  }
+  return { status: response.status, headers, body: await response.text(), remaining };
+}
+
+/** The same request through the generic handler, then the direct one; both answers. */
+async function both(path: string, init: RequestInit = {}): Promise<[Answer, Answer]> {
+  const id = `pair-${++serial}`;
+  const reference = await send(generic, path, init, id);
+  const answer = await send(direct, path, init, id);
+  expect({ path, status: answer.status, headers: answer.headers, body: answer.body }).toEqual({ path, status: reference.status, headers: reference.headers, body: reference.body });
+  if (reference.remaining !== null && reference.remaining > 0) expect(answer.remaining, `${path}: the direct way counts the attempt`).toBe(reference.remaining - 1);
+  return [reference, answer];
+}
+
+const usedOf = async () => (await server.json("/console/usage", { headers: alice.headers })).body.data.used as number;
+
+describe("GET /v1/lookup: direct and generic handlers answer alike", () => {
+  it("numbers, IMSIs, both projections, session, bad and missing parameters, bad credentials, other methods", async () => {
+    const anonymous = {};
+    const session = { headers: alice.headers };
+    const withKey = { headers: key };
+    const cases: [string, RequestInit][] = [];
+    for (const who of [anonymous, withKey, session]) {
+      for (const query of [
+        "number=%2B8613912345678",
+        "number=13312345678&country=CN",
+        "number=%2B447700900123",
+        "number=%2B8680012345678", // toll-free: no range named
+        "number=%2B861391234", // too short
+        "number=%2B999123456789", // no such calling code
+        "imsi=460001234567890",
+        "imsi=46000",
+        "number=not-a-number",
+        "number=13912345678", // national without a country
+        "number=%2B8613912345678&imsi=460001234567890",
+        "",
+        "number=%2B8613912345678&number=%2B8613312345678",
+        "number=%2B8613912345678&country=XX",
+      ]) cases.push([`/v1/lookup${query ? `?${query}` : ""}`, who]);
+    }
+    cases.push(["/v1/lookup?number=%2B8613912345678", { headers: { "x-api-key": "ir21_not_a_key" } }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { headers: { cookie: "ir21_session=forged" } }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "HEAD", headers: key }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "HEAD" }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "OPTIONS" }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "POST", headers: key }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "GET", headers: { ...key, "content-length": "999999999" } }]);
+
+    const seen = new Set<number>();
+    for (const [path, init] of cases) {
+      const usedBefore = await usedOf();
+      const [reference] = await both(path, init);
+      seen.add(reference.status);
+      // Quota: both ways charge a keyed or session success, and nothing else.
+      const charged = reference.status === 200 && init.method !== "HEAD" && ((init.headers as Record<string, string> | undefined)?.["x-api-key"] === key["x-api-key"] || init === session);
+      if (init.method !== "HEAD") expect(await usedOf(), path).toBe(usedBefore + (charged ? 2 : 0));
+    }
+    expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 405]));
+    expect(seen.has(429), "the quota test below starts under its quota").toBe(false);
+  });
+
+  it("over quota: both refuse with the same 429 QUOTA_EXCEEDED", async () => {
+    for (let i = 0; (await usedOf()) < QUOTA && i <= QUOTA; i++) await server.fetch("/v1/lookup?number=%2B8613912345678", { headers: key }).then((r) => r.text());
+    const [reference] = await both("/v1/lookup?number=%2B8613912345678", { headers: key });
+    expect(reference.status).toBe(429);
+    expect(JSON.parse(reference.body).code).toBe("QUOTA_EXCEEDED");
+  });
+
+  it("over the anonymous rate limit: both refuse with the same 429 RATE_LIMITED", async () => {
+    let status = 200;
+    for (let i = 0; status !== 429 && i < 200; i++) status = (await send(generic, "/v1/lookup?number=%2B8613912345678", {}, "fill")).status;
+    const [reference] = await both("/v1/lookup?number=%2B8613912345678");
+    expect(reference.status).toBe(429);
+    expect(JSON.parse(reference.body).code).toBe("RATE_LIMITED");
+  });
+
+  it("before the first import: both answer 503 NO_DATASET", async () => {
+    const empty = await startTestServer();
+    try {
+      const [a, b] = [createApp(empty.deps, { directAnswers: false }), createApp(empty.deps)];
+      const reference = await send(a, "/v1/lookup?number=%2B8613912345678", {}, "empty");
+      const answer = await send(b, "/v1/lookup?number=%2B8613912345678", {}, "empty");
+      expect(reference.status).toBe(503);
+      expect({ ...answer, remaining: null }).toEqual({ ...reference, remaining: null });
+    } finally {
+      await empty.close();
+    }
+  });
+});
