@@ -77,6 +77,9 @@ export type Operator = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
+  source: string;
+  dataset_version: string;
+  territories: string[];
   successor_id: string | null;
   lineage: {
     date: string;
@@ -88,9 +91,6 @@ export type Operator = {
     }[] | null;
   } | null;
   listed: boolean;
-  source: string;
-  dataset_version: string;
-  territories: string[];
 };
 
 export type PublicOperator = {
@@ -223,6 +223,9 @@ export type OperatorDetail = {
   brand: string | null;
   tadig: string | null;
   status: "unknown" | "active" | "inactive";
+  source: string;
+  dataset_version: string;
+  territories: string[];
   successor_id: string | null;
   lineage: {
     date: string;
@@ -234,9 +237,6 @@ export type OperatorDetail = {
     }[] | null;
   } | null;
   listed: boolean;
-  source: string;
-  dataset_version: string;
-  territories: string[];
   networks: Network[];
   capabilities: Capability[];
   number_range_counts: NumberRangeCounts;

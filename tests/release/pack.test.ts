@@ -248,7 +248,7 @@ describe("the packed @ir21/sdk", () => {
       ranges: [4, "China Mobile", 7],
       capabilities: [4, 5],
       changes: [1, 1, true],
-      csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,territories,source_license,source_attribution", true, true],
+      csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,territories,successor_id,lineage,listed,source_license,source_attribution", true, true],
       snapshot: [true, true, true],
       sync: { version: true, resets: 1, applied: 0, ordered: true },
       anonymous: ["UNAUTHORIZED", "country_iso2,formats,location,number,number_type,operator,range_holder,range_holder_reason,time_zones,valid,validation_reason"],

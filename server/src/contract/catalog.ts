@@ -60,6 +60,15 @@ export const Operator = z
     /** From an IR.21 document only: TADIG codes are not public reference data. */
     tadig: z.string().nullable(),
     status: OperatorStatus,
+    source: z.string(),
+    dataset_version: z.string(),
+    /**
+     * ISO codes of every territory the operator serves, its own country included, sorted: an operator
+     * of a shared MCC (340 Guadeloupe/Martinique/Guyane, 647 Réunion/Mayotte, 234 Jersey/Guernsey)
+     * serves several. Added after v1 (additive, last so CSV columns before it keep their places); docs/catalog.md "Territories".
+     */
+    territories: z.array(z.string()),
+    // Lineage and listing, added after v1 after territories: CSV columns before them keep their places.
     /** The operator that took this one over (merged, acquired, renamed); null when none or split. */
     successor_id: z.string().nullable(),
     /** The source of successor_id (or of a split); null when the operator has no documented lineage. */
@@ -69,14 +78,6 @@ export const Operator = z
      * naming several brands at once): kept out of listings, still served by id.
      */
     listed: z.boolean(),
-    source: z.string(),
-    dataset_version: z.string(),
-    /**
-     * ISO codes of every territory the operator serves, its own country included, sorted: an operator
-     * of a shared MCC (340 Guadeloupe/Martinique/Guyane, 647 Réunion/Mayotte, 234 Jersey/Guernsey)
-     * serves several. Added after v1 (additive, last so CSV columns before it keep their places); docs/catalog.md "Territories".
-     */
-    territories: z.array(z.string()),
   })
   .meta({ id: "Operator" });
 export type Operator = z.infer<typeof Operator>;
