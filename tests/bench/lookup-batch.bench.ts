@@ -1,7 +1,7 @@
 /**
  * Issue 20, part 2: numbers per second through `POST /v1/lookup/batch` (100 numbers a request, the
- * route's bound, unless BENCH_BATCH says fewer) against the data work itself, measured in the same run: an in-process loop of
- * libphonenumber-js (`/max`, as the server uses) parse + getType over the same numbers. Target: the
+ * route's bound, unless BENCH_BATCH says fewer) against the data work itself, measured in the same
+ * run: an in-process loop of libphonenumber-js (`/max`, as the server uses) parse + getType over the same numbers. Target: the
  * batch route reaches at least 0.5 of the loop's numbers per second.
  *
  * The server is the real `ir21-server serve` in its own process on the reference dataset (API key,
