@@ -87,13 +87,15 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
   const valid = type !== undefined || parsed.isValid();
   const kind = kindOfType(type);
   const countryIso2 = countryOfNumber(parsed.country, parsed.countryCallingCode as string);
+  // Formatted once: formatting is a third of a number's own work (docs/performance.md "Batch lookup").
+  const international = parsed.formatInternational();
   const formats = {
     e164: parsed.number,
     national: parsed.formatNational(),
-    international: parsed.formatInternational(),
+    international,
     // libphonenumber's RFC3966 format: the international form with hyphens (libphonenumber-js's
     // getURI() leaves the digits unseparated).
-    rfc3966: `tel:${parsed.formatInternational().replace(/\s+/g, "-")}`,
+    rfc3966: `tel:${international.replace(/\s+/g, "-")}`,
   };
   const own: NumberPart = {
     number: parsed.number,

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { BatchLookupItemError, NumberLookup, PublicNumberLookup } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { lookupNumber } from "../lookup.ts";
+import { findNumber, lookupNumber } from "../lookup.ts";
 import { CountryParam } from "./params.ts";
 import { defineRoute } from "./route.ts";
 
@@ -42,10 +42,33 @@ export const lookupBatchRoute = defineRoute({
         try {
           return lookupNumber(index, number, input.country);
         } catch (error) {
-          if (error instanceof AppError) return { number, error: { code: error.code, message: error.message } };
-          throw error;
+          return itemErrorOf(number, error);
         }
       }),
     };
   },
+  // Each number's answer spliced from its range's prebuilt fragment and its own fields, as GET
+  // /v1/lookup does (lookup-answers.ts); the items joined once. The output schema's union takes the
+  // number answer first, so a number's item is the number schema's text; an error item is parsed by
+  // its own schema (lookup-batch-direct.test.ts compares the bytes with `handle` + the union schema).
+  async serialised({ input, lookupIndex }, projection) {
+    const index = await lookupIndex();
+    let items = "";
+    for (const number of input.numbers) {
+      let item: string;
+      try {
+        item = index.answers.json(findNumber(index, number, input.country), projection);
+      } catch (error) {
+        item = JSON.stringify(BatchLookupItemError.parse(itemErrorOf(number, error)));
+      }
+      items += items === "" ? item : "," + item;
+    }
+    return `{"items":[${items}]}`;
+  },
 });
+
+/** A number the lookup refuses (not a phone number, national without a country) is an item with its error; anything else is the batch's failure. */
+function itemErrorOf(number: string, error: unknown): z.infer<typeof BatchLookupItemError> {
+  if (error instanceof AppError) return { number, error: { code: error.code, message: error.message } };
+  throw error;
+}

@@ -35,7 +35,7 @@ import { findNumber, warmNumberData } from "../lookup.ts";
  *    otherwise): unknown fields are stripped, so a field is private until a public schema lists it;
  * 7. wrap it in the envelope with the pinned version's meta.
  *
- * A route may also answer with serialised text (`serialised`, e.g. GET /v1/lookup, whose answers are
+ * A route may also answer with serialised text (`serialised`, e.g. GET /v1/lookup and its batch, whose answers are
  * spliced from fragments built once per dataset version): its direct handler runs steps 1-5 and 7
  * exactly as above and takes the `data` text, already through step 6's schema, from the route, so
  * neither the answer object nor h3's generic serialisation is made per request. `handle` stays the
