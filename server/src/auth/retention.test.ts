@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTransaction } from "../db/transaction.ts";
-import { agreementOf, randomPhone, startTestServer, type TestServer } from "../testing/index.ts";
+import { agreementOf, randomPhone, signIn, startTestServer, type TestServer } from "../testing/index.ts";
 import { admitUnderLocks, newChallenge } from "./challenges.ts";
-import { authJobs } from "./retention.ts";
+import { authJobs, CHALLENGE_RETENTION_MS } from "./retention.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -92,5 +92,54 @@ describe("auth.send-gate-retention", () => {
     expect(await writeTransaction(server.deps.db, (trx) => admitUnderLocks(trx, { now, limits, challenge }))).toBeNull();
     const stored = await server.deps.db.selectFrom("sms_challenges").select("id").where("phone", "=", phone).execute();
     expect(stored).toEqual([]);
+  });
+});
+
+describe("auth.challenge-retention", () => {
+  // Its own server: the service-wide cap counts every challenge in the database.
+  let capped: TestServer;
+  beforeAll(async () => {
+    capped = await startTestServer({ env: { SMS_PHONE_DAILY_LIMIT: "2", SMS_GLOBAL_DAILY_LIMIT: "3" } });
+  });
+  afterAll(() => capped.close());
+
+  const send = (phone: string) => capped.json("/auth/sms/code", { method: "POST", body: { phone, ...agreementOf(capped) } });
+  const purge = () => authJobs(capped.deps).find((j) => j.name === "auth.challenge-retention")!.run() as Promise<{ challenges: number }>;
+  const stored = async () => (await capped.deps.db.selectFrom("sms_challenges").select("phone").execute()).map((c) => c.phone.slice(3)).sort();
+
+  it("deletes challenges older than the retention (consumed or not); the daily caps still count the day's sends after a purge", async () => {
+    const [old, signedIn, phone, other] = [randomPhone(), randomPhone(), randomPhone(), randomPhone()];
+    const t0 = capped.clock.now().getTime();
+    expect((await send(old!)).status).toBe(200);
+    await signIn(capped, signedIn); // a consumed challenge
+    // Eight days (the documented retention) minus an hour later: both of the day-old rows are still kept.
+    const t1 = t0 + 8 * DAY;
+    expect(CHALLENGE_RETENTION_MS).toBe(8 * DAY);
+    capped.clock.set(t1 - 2 * HOUR);
+    expect((await send(phone!)).status).toBe(200);
+    expect((await send(other!)).status).toBe(200);
+    capped.clock.set(t1 - HOUR);
+    expect((await send(phone!)).status).toBe(200);
+    // Exactly at the retention's end nothing goes yet; a millisecond later the two old ones do.
+    capped.clock.set(t1);
+    expect(await purge()).toEqual({ challenges: 0 });
+    expect(await stored()).toEqual([old, signedIn, phone, other, phone].sort());
+    capped.clock.set(t1 + 1);
+    expect(await purge()).toEqual({ challenges: 2 });
+    expect(await stored()).toEqual([phone, other, phone].sort());
+    expect(await purge()).toEqual({ challenges: 0 });
+
+    // The phone's daily cap (2) still holds: its two sends of the last day were kept.
+    const again = await send(phone!);
+    expect(again.status).toBe(429);
+    expect(again.body.code).toBe("SMS_SEND_LIMITED");
+    expect(again.body.message).toMatch(/this phone today/);
+    // Retry-After: until its first send of the day leaves the 24 h window.
+    expect(Number(again.headers.get("retry-after"))).toBeCloseTo((t1 - 2 * HOUR + DAY - (t1 + 1)) / 1000, 0);
+    // So does the service-wide cap (3), for a phone never seen before.
+    const fresh = await send(randomPhone());
+    expect(fresh.status).toBe(429);
+    expect(fresh.body.message).toMatch(/sent by the service today/);
+    expect(await stored()).toEqual([phone, other, phone].sort());
   });
 });

@@ -13,7 +13,8 @@ import type { PeriodicJob } from "../jobs/cron.ts";
  * has been idle for a while, and comes back with the next request (challenges.ts `admitChallenge`):
  * - a phone's row a day after its resend interval ended (a phone may ask again by then anyway);
  * - an address's rows once it has asked for no code for a day (the longest per-address window).
- * Without this, every phone number and address that ever asked for a code kept a row for ever.
+ * Without this, every phone number and address that ever asked for a code kept a row for ever. The
+ * challenges themselves go later ({@link CHALLENGE_RETENTION_MS}).
  */
 export const SEND_GATE_IDLE_MS = 24 * 3_600_000;
 
@@ -64,8 +65,42 @@ export async function purgeIdleSendGates(db: Db, now: number): Promise<PurgedSen
 }
 
 /**
+ * How long a sign-in code's challenge is kept after its creation (docs/auth.md "Retention"). A
+ * challenge is usable for 300 s only (the contract's code validity), but old ones are still read:
+ * - the send caps count challenges created in the last 24 h (per phone, per address, service-wide);
+ * - the address gate's retention above looks for an address's challenges of the last 24 h;
+ * - the per-phone login lockout counts wrong codes on challenges created within
+ *   LOGIN_PHONE_FAILURE_WINDOW_SECONDS (at most 7 days) and after the phone's last consumed one.
+ * So a challenge goes once it is older than the longest window anything can count it in (7 days,
+ * whatever the configuration, so raising the lockout window never finds its history gone) plus a
+ * day's grace: by then it is long expired, consumed, superseded or failed, and counts for nothing.
+ */
+export const CHALLENGE_RETENTION_MS = 8 * 24 * 3_600_000;
+
+/** Deletes the challenges created more than {@link CHALLENGE_RETENTION_MS} before `now`; returns how many. */
+export async function purgeOldChallenges(db: Db, now: number): Promise<number> {
+  const cutoff = now - CHALLENGE_RETENTION_MS;
+  let purged = 0;
+  for (;;) {
+    // The index on sms_challenges (created_at); the oldest first, in batches.
+    const old = await db.selectFrom("sms_challenges").select("id").where("created_at", "<", cutoff).where("expires_at", "<=", now).limit(BATCH).execute();
+    if (old.length === 0) break;
+    const deleted = await writeTransaction(db, (trx) =>
+      trx
+        .deleteFrom("sms_challenges")
+        .where("id", "in", old.map((c) => c.id))
+        .executeTakeFirst(),
+    );
+    purged += Number(deleted.numDeletedRows);
+    if (old.length < BATCH) break;
+  }
+  return purged;
+}
+
+/**
  * The sign-in domain's periodic jobs, run by jobs/cron.ts like every other (one instance per slot,
- * UTC): `auth.send-gate-retention` (hourly) purges idle lock rows of code requests.
+ * UTC): `auth.send-gate-retention` (hourly) purges idle lock rows of code requests,
+ * `auth.challenge-retention` (hourly) the challenges older than {@link CHALLENGE_RETENTION_MS}.
  */
 export function authJobs(deps: Pick<AppDeps, "db" | "clock" | "log">): PeriodicJob[] {
   return [
@@ -76,6 +111,15 @@ export function authJobs(deps: Pick<AppDeps, "db" | "clock" | "log">): PeriodicJ
         const purged = await purgeIdleSendGates(deps.db, deps.clock.now().getTime());
         if (purged.phones > 0 || purged.addresses > 0) deps.log.info(purged, "sign-in: idle send-limit rows purged");
         return purged;
+      },
+    },
+    {
+      name: "auth.challenge-retention",
+      schedule: "0 37 * * * *",
+      async run() {
+        const challenges = await purgeOldChallenges(deps.db, deps.clock.now().getTime());
+        if (challenges > 0) deps.log.info({ challenges }, "sign-in: old challenges purged");
+        return { challenges };
       },
     },
   ];
