@@ -12,7 +12,7 @@ const shanghaiDate = (lang: string, iso: string) => new Intl.DateTimeFormat(lang
 
 /** Usage this period: used against the quota, the daily chart, by endpoint, business failures, next reset. */
 export default function UsagePage() {
-  const { t, number, dateTime, lang } = useI18n();
+  const { t, tn, number, dateTime, lang } = useI18n();
   const meterId = useId();
   const usage = useQuery({ queryKey: ["console", "usage"], queryFn: () => api.console.usage.query() });
   if (usage.isPending) return <Loading />;
@@ -29,7 +29,7 @@ export default function UsagePage() {
       <section className="card" aria-labelledby={`${meterId}-title`}>
         <h2 id={`${meterId}-title`}>{t("usage.quotaTitle")}</h2>
         <label htmlFor={meterId} className="meter-label">
-          {t("usage.usedOf", { used: number(u.used), quota: number(u.quota), percent: percent.toFixed(1) })}
+          {tn("usage.usedOf", u.quota, { used: number(u.used), quota: number(u.quota), percent: percent.toFixed(1) })}
         </label>
         <meter id={meterId} className="meter" min={0} max={u.quota} low={u.quota * 0.8} high={u.quota * 0.95} optimum={0} value={u.used}>
           {percent.toFixed(1)}%

@@ -23,7 +23,7 @@ export function BrowseTab() {
 const browseHref = (query: Record<string, string>) => `/explorer/browse?${new URLSearchParams(query).toString()}`;
 
 function CountriesView() {
-  const { t, lang } = useI18n();
+  const { t, tn, lang } = useI18n();
   const filterId = useId();
   const [filter, setFilter] = useState("");
   const countries = useQuery({ queryKey: ["data", "countries"], queryFn: () => data.countries.list(), staleTime: Infinity });
@@ -40,7 +40,7 @@ function CountriesView() {
       {countries.isError ? <ErrorNotice error={countries.error} /> : null}
       {countries.data ? (
         <>
-          <p className="muted">{t("browse.shown", { n: items.length, total: countries.data.data.items.length })}</p>
+          <p className="muted">{tn("browse.shown", countries.data.data.items.length, { shown: items.length })}</p>
           <TableWrap label={t("browse.countries")}>
             <table>
               <thead>

@@ -36,7 +36,7 @@ export default function WebhookPage({ id }: { id: string }) {
 }
 
 function Settings({ item }: { item: WebhookSubscription }) {
-  const { t, dateTime } = useI18n();
+  const { t, tn, dateTime } = useI18n();
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -81,7 +81,7 @@ function Settings({ item }: { item: WebhookSubscription }) {
         </div>
         <div>
           <dt>{t("webhooks.filters")}</dt>
-          <dd>{filtersText(t, item.countries, item.operators)}</dd>
+          <dd>{filtersText({ t, tn }, item.countries, item.operators)}</dd>
         </div>
         <div>
           <dt>{t("common.created")}</dt>

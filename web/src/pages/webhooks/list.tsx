@@ -1,5 +1,5 @@
 import { Link } from "wouter";
-import { useI18n } from "../../i18n/i18n.tsx";
+import { useI18n, type I18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle, TableWrap } from "../../ui/layout-bits.tsx";
 import { ListenPanel } from "./listen-panel.tsx";
@@ -42,7 +42,7 @@ export default function WebhooksPage() {
                     </Link>
                   </th>
                   <td>{tn("webhooks.eventCount", w.events.length)}</td>
-                  <td>{filtersText(t, w.countries, w.operators)}</td>
+                  <td>{filtersText({ t, tn }, w.countries, w.operators)}</td>
                   <td>{w.enabled ? <span className="badge badge-ok">{t("webhooks.enabled")}</span> : <span className="badge badge-muted">{t("webhooks.disabled")}</span>}</td>
                   <td>{dateTime(w.created_at)}</td>
                 </tr>
@@ -56,9 +56,9 @@ export default function WebhooksPage() {
   );
 }
 
-export function filtersText(t: ReturnType<typeof useI18n>["t"], countries: string[], operators: string[]): string {
+export function filtersText({ t, tn }: Pick<I18n, "t" | "tn">, countries: string[], operators: string[]): string {
   const parts = [];
-  if (countries.length) parts.push(t("webhooks.countriesList", { list: countries.join(", ") }));
-  if (operators.length) parts.push(t("webhooks.operatorsList", { list: operators.join(", ") }));
+  if (countries.length) parts.push(tn("webhooks.countriesList", countries.length, { list: countries.join(", ") }));
+  if (operators.length) parts.push(tn("webhooks.operatorsList", operators.length, { list: operators.join(", ") }));
   return parts.length ? parts.join("; ") : t("webhooks.noFilter");
 }

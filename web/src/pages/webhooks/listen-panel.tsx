@@ -85,7 +85,7 @@ function SessionRow({ session }: { session: ListenSession }) {
       </td>
       <td>
         {session.events.length ? tn("webhooks.eventCount", session.events.length) : t("listen.allEvents")}
-        <div className="muted small">{filtersText(t, session.countries, session.operators)}</div>
+        <div className="muted small">{filtersText({ t, tn }, session.countries, session.operators)}</div>
       </td>
       <td className="url">{session.forward_to ?? "—"}</td>
       <td>{dateTime(session.created_at)}</td>

@@ -10,7 +10,7 @@ import { EventTypeList, SubpageNotFound, SubpageTitle } from "./subpage.tsx";
 
 /** One listen session: its filters and state, End, and its deliveries (what the forwarder reported). */
 export default function ListenSessionPage({ id }: { id: string }) {
-  const { t, dateTime } = useI18n();
+  const { t, tn, dateTime } = useI18n();
   const sessions = useListenSessions();
   const session = sessions.data?.items.find((s) => s.id === id);
   const log = useDeliveryLog(listenDeliveriesKey(id), (page) => api.webhooks.listen.listDeliveries.query({ id, ...page }));
@@ -39,7 +39,7 @@ export default function ListenSessionPage({ id }: { id: string }) {
           </div>
           <div>
             <dt>{t("webhooks.filters")}</dt>
-            <dd>{filtersText(t, session.countries, session.operators)}</dd>
+            <dd>{filtersText({ t, tn }, session.countries, session.operators)}</dd>
           </div>
           <div>
             <dt>{t("listen.forwardTo")}</dt>
