@@ -3,7 +3,7 @@ import { openDatabase } from "../../db/db.ts";
 import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
 import { testTarget } from "../../testing/databases.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
-import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
+import { cancelClaimed, claimDue, claimDueReporting, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
 import { ir21Headers } from "../test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
@@ -39,6 +39,36 @@ async function queueMany(n: number): Promise<string[]> {
 describe("delivery queue", () => {
   // MySQL/MariaDB only: two SQLite connections in one process cannot claim at once (one waits for the
   // other's write lock inside better-sqlite3, blocking the event loop); SQLite claims are serialised anyway.
+  it.skipIf(testTarget() !== "mysql")("an in-flight delivery locked by another transaction (a recording's fence) still counts towards the cap, and the claim does not wait for it", async () => {
+    const { item } = await createSubscription(env, "usr_fairness000000000000", { url: `${receiver.url}/fenced`, events: ["ir21.catalog.updated"] });
+    for (let i = 0; i < 5; i++) await queueTestEvent(env, "usr_fairness000000000000", item.id, { version: "v1" });
+    const now = server.clock.now().getTime();
+    const input = (owner: string) => ({ owner, now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 });
+    const held = await claimDue(server.deps.db, input("fence-holder"));
+    expect(held).toHaveLength(2);
+    const second = openDatabase(server.deps.config.databaseUrl);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    try {
+      const holding = second.db.transaction().execute(async (trx) => {
+        await trx.selectFrom("webhook_deliveries").select("id").where("id", "in", held.map((c) => c.deliveryId)).forUpdate().execute();
+        locked();
+        await released;
+      });
+      await isLocked;
+      // Both in-flight rows are locked elsewhere: the claim counts them (a locking read that skipped
+      // them would see a free subscription and take two more), and returns at once.
+      expect(await claimDueReporting(server.deps.db, input("other"))).toEqual({ claims: [], leftBehind: true });
+      release();
+      await holding;
+    } finally {
+      release();
+      await second.close();
+    }
+  });
+
   it.skipIf(testTarget() !== "mysql")("two workers claiming at once on separate connections: each claim within the cap, both together within the documented bound, the next claim at the cap takes nothing", async () => {
     // docs/webhooks.md "Fairness": on MySQL/MariaDB two claims racing at the same instant may each fill
     // the remaining slots (at most workers × cap); every claim alone, and every claim after them, keeps

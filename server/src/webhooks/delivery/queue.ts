@@ -66,8 +66,9 @@ export async function retireWorker(db: Db, owner: string): Promise<void> {
  *
  * SQLite has one writer at a time: a single UPDATE ... WHERE id IN (subquery) RETURNING counts and
  * claims atomically, so the cap is exact, across processes too. MySQL/MariaDB: in one transaction,
- * count the in-flight rows, SELECT ... FOR UPDATE SKIP LOCKED the oldest due rows of subscriptions
- * below the cap, keep at most (cap - in flight) per subscription, UPDATE those; concurrent workers take
+ * one SELECT ... FOR UPDATE SKIP LOCKED counts the in-flight rows (a non-locking derived table) and
+ * takes the oldest due rows of subscriptions below the cap, keep at most (cap - in flight) per
+ * subscription, one UPDATE claims those; concurrent workers take
  * disjoint rows without waiting on each other. The count is a plain read, so two claims racing on the
  * same subscription can each fill its remaining slots: the bound is the cap per claim running at that
  * instant (at most workers × cap), which the next claims then respect again.
@@ -107,34 +108,45 @@ export async function claimDueReporting(db: Db, input: ClaimInput): Promise<{ cl
   return writeTransaction(db, async (trx) => {
     if (input.beat !== false) await heartbeat(trx, { owner: input.owner, now: input.now, aliveMs: input.aliveMs });
     if (dialectOf(trx) === "mysql") {
-      const busyRows = await trx
-        .selectFrom("webhook_deliveries")
-        .select(["subscription_id", (eb) => eb.fn.countAll<number>().as("n")])
-        .where("lease_until", ">=", input.now)
-        .where("status", "=", "pending")
-        .where("lease_owner", "in", (eb) => eb.selectFrom("webhook_workers").select("owner").where("alive_until", ">=", input.now))
-        .groupBy("subscription_id")
-        .execute();
-      const busy = new Map(busyRows.map((r) => [r.subscription_id, Number(r.n)]));
-      const saturated = [...busy].filter(([, n]) => n >= cap).map(([id]) => id);
-      let query = trx
-        .selectFrom("webhook_deliveries")
-        .select(["id", "subscription_id", "lease_token"])
-        .where("status", "=", "pending")
-        .where("next_attempt_at", "<=", input.now)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", input.now)]));
-      if (saturated.length) query = query.where("subscription_id", "not in", saturated);
-      const candidates = await query.orderBy("next_attempt_at").limit(window).forUpdate().skipLocked().execute();
+      // One statement (one round trip) counts and selects: busy is the in-flight count per subscription
+      // (leased by a live worker), read in a derived table; the candidates are the oldest due rows of
+      // subscriptions below the cap, locked with SKIP LOCKED. In a locking SELECT, MariaDB/InnoDB reads
+      // a derived table without locking (a consistent read, as the separate count before was): an
+      // in-flight row locked by another transaction (a recording's fence) is counted and never waited
+      // for, and only the candidates are locked (queue.test.ts proves both). `saturated` says whether
+      // subscriptions at the cap were left out (for leftBehind), on every row alike.
+      const alive = sql`SELECT owner FROM webhook_workers WHERE alive_until >= ${input.now}`;
+      const candidates = (
+        await sql<{ id: string; subscription_id: string; lease_token: number; busy: number; saturated: number }>`
+          WITH busy AS (
+            SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
+            WHERE lease_until >= ${input.now} AND status = 'pending' AND lease_owner IN (${alive})
+            GROUP BY subscription_id
+          )
+          SELECT d.id, d.subscription_id, d.lease_token, COALESCE(b.n, 0) AS busy,
+            (SELECT COUNT(*) FROM busy WHERE n >= ${cap}) AS saturated
+          FROM webhook_deliveries d LEFT JOIN busy b ON b.subscription_id = d.subscription_id
+          WHERE d.status = 'pending' AND d.next_attempt_at <= ${input.now}
+            AND (d.lease_until IS NULL OR d.lease_until < ${input.now})
+            AND COALESCE(b.n, 0) < ${cap}
+          ORDER BY d.next_attempt_at
+          LIMIT ${window}
+          FOR UPDATE SKIP LOCKED`.execute(trx)
+      ).rows;
+      const busy = new Map<string, number>();
       const rows: typeof candidates = [];
       for (const row of candidates) {
         if (rows.length >= input.limit) break;
-        const n = busy.get(row.subscription_id) ?? 0;
+        const n = busy.get(row.subscription_id) ?? Number(row.busy);
         if (n >= cap) continue;
         busy.set(row.subscription_id, n + 1);
         rows.push(row);
       }
-      // Short, and due rows were seen but not taken (cap), or subscriptions at their cap were not even looked at.
-      const leftBehind = rows.length < input.limit && (candidates.length > rows.length || saturated.length > 0);
+      // Short, and due rows were seen but not taken (cap), or subscriptions at their cap were not even
+      // looked at. With no candidate at all the statement cannot say the latter: one indexed read does
+      // (a due row still unleased is one this claim could not take).
+      let leftBehind = rows.length < input.limit && (candidates.length > rows.length || Number(candidates[0]?.saturated ?? 0) > 0);
+      if (candidates.length === 0) leftBehind = await dueUnleasedLeft(trx, input.now);
       if (rows.length === 0) return { claims: [], leftBehind };
       await trx
         .updateTable("webhook_deliveries")
@@ -178,16 +190,21 @@ export async function claimDueReporting(db: Db, input: ClaimInput): Promise<{ cl
     const claims = claimed.rows.map((r) => ({ deliveryId: r.id, subscriptionId: r.subscription_id, token: Number(r.lease_token), leaseUntil }));
     if (claims.length === input.limit) return { claims, leftBehind: false };
     // After the UPDATE, a row still due and unleased is one the claim could not take (its subscription is at the cap).
-    const left = await trx
-      .selectFrom("webhook_deliveries")
-      .select("id")
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", input.now)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", input.now)]))
-      .limit(1)
-      .executeTakeFirst();
-    return { claims, leftBehind: left !== undefined };
+    return { claims, leftBehind: await dueUnleasedLeft(trx, input.now) };
   });
+}
+
+/** Whether a due delivery is still unleased: after a claim, one it could not take (cap, or locked by another claim). */
+async function dueUnleasedLeft(db: Db, now: number): Promise<boolean> {
+  const left = await db
+    .selectFrom("webhook_deliveries")
+    .select("id")
+    .where("status", "=", "pending")
+    .where("next_attempt_at", "<=", now)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return left !== undefined;
 }
 
 export interface AttemptRecord {
