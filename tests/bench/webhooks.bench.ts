@@ -44,6 +44,28 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Statements sent to the database, by kind, counted on the driver's connection class (every statement
+ * goes through it: begin and commit too, inside transactions or not). A plugin (`withPlugin`) would
+ * miss begin/commit and, on MariaDB, change what a transaction sends (db.ts), so the connection is
+ * wrapped instead. A claim is counted by its UPDATE (the one that bumps `lease_token`).
+ */
+const statements = { total: 0, claims: 0, byKind: new Map<string, number>() };
+async function countStatements(db: { getExecutor(): { provideConnection<T>(consumer: (connection: any) => Promise<T>): Promise<T> } }) {
+  const proto = await db.getExecutor().provideConnection(async (connection) => Object.getPrototypeOf(connection));
+  if (proto.__benchCounted) return;
+  proto.__benchCounted = true;
+  const original = proto.executeQuery;
+  proto.executeQuery = function (this: unknown, compiled: { sql: string }) {
+    statements.total++;
+    const kind = compiled.sql.trimStart().split(/\s/, 1)[0]!.toLowerCase();
+    statements.byKind.set(kind, (statements.byKind.get(kind) ?? 0) + 1);
+    if (kind === "update" && compiled.sql.includes("lease_token + 1")) statements.claims++;
+    return original.call(this, compiled);
+  };
+}
+const statementsNow = () => ({ total: statements.total, claims: statements.claims, byKind: new Map(statements.byKind) });
+
 type Payload = Record<string, unknown>;
 
 function makeEvent(i: number): Payload {
@@ -96,15 +118,21 @@ interface Timed {
   ms: number;
   /** This process's CPU time (user + system), µs. */
   cpuUs: number;
+  /** Database statements sent meanwhile (begin and commit included), claims, and statements by kind. */
+  queries: number;
+  claims: number;
+  byKind: Record<string, number>;
 }
 
 async function timed(work: () => Promise<unknown>): Promise<Timed> {
   const cpu = process.cpuUsage();
+  const before = statementsNow();
   const started = performance.now();
   await work();
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  return { ms, cpuUs: used.user + used.system };
+  const byKind = Object.fromEntries([...statements.byKind].map(([k, n]) => [k, n - (before.byKind.get(k) ?? 0)]).filter(([, n]) => (n as number) > 0));
+  return { ms, cpuUs: used.user + used.system, queries: statements.total - before.total, claims: statements.claims - before.claims, byKind };
 }
 
 async function bareLoop(url: string, bodies: string[], concurrency: number, agent: Agent | false = false): Promise<void> {
@@ -128,6 +156,7 @@ export async function run() {
   const receiver = await startTestReceiver();
   try {
     const env = webhookEnv(server.deps);
+    await countStatements(env.db);
     const user = await signIn(server);
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       const { status } = await server.json("/console/webhooks", { method: "POST", headers: user.headers, body: { url: `${receiver.url}/hook/${i}`, events: ["ir21.operator.updated"] } });
@@ -192,6 +221,9 @@ export async function run() {
           cpu_us_per_delivery: Math.round(median(rounds.map((r) => cpuPer(r[name])))),
           ...(name.startsWith("queue")
             ? {
+                queries_per_delivery: round3(median(rounds.map((r) => r[name].queries / deliveries))),
+                claims_per_delivery: round3(median(rounds.map((r) => r[name].claims / deliveries))),
+                statements_by_kind_last_round: rounds.at(-1)![name].byKind,
                 ratio_to_bare: summary(rounds.map((r) => rate(r[name]) / rate(r.bare))),
                 ratio_to_bare_keep_alive: summary(rounds.map((r) => rate(r[name]) / rate(r.bare_keep_alive))),
                 cpu_ratio_to_bare: summary(rounds.map((r) => cpuPer(r[name]) / cpuPer(r.bare))),

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/db.ts";
 import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
+import { testTarget } from "../../testing/databases.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
-import { cancelClaimed, claimDue, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
+import { cancelClaimed, claimDue, claimDueReporting, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
 import { ir21Headers } from "../test-helpers.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
@@ -36,6 +37,68 @@ async function queueMany(n: number): Promise<string[]> {
 }
 
 describe("delivery queue", () => {
+  // MySQL/MariaDB only: two SQLite connections in one process cannot claim at once (one waits for the
+  // other's write lock inside better-sqlite3, blocking the event loop); SQLite claims are serialised anyway.
+  it.skipIf(testTarget() !== "mysql")("an in-flight delivery locked by another transaction (a recording's fence) still counts towards the cap, and the claim does not wait for it", async () => {
+    const { item } = await createSubscription(env, "usr_fairness000000000000", { url: `${receiver.url}/fenced`, events: ["ir21.catalog.updated"] });
+    for (let i = 0; i < 5; i++) await queueTestEvent(env, "usr_fairness000000000000", item.id, { version: "v1" });
+    const now = server.clock.now().getTime();
+    const input = (owner: string) => ({ owner, now, leaseMs: 60_000, limit: 10, maxInFlightPerSubscription: 2 });
+    const held = await claimDue(server.deps.db, input("fence-holder"));
+    expect(held).toHaveLength(2);
+    const second = openDatabase(server.deps.config.databaseUrl);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    try {
+      const holding = second.db.transaction().execute(async (trx) => {
+        await trx.selectFrom("webhook_deliveries").select("id").where("id", "=", held[0]!.deliveryId).forUpdate().execute();
+        locked();
+        await released;
+      });
+      await isLocked;
+      // One in-flight row is locked elsewhere: the claim still counts it (a count that skipped it would
+      // see a free slot and take one more), and returns at once.
+      expect(await claimDueReporting(server.deps.db, input("other"))).toEqual({ claims: [], leftBehind: true });
+      release();
+      await holding;
+    } finally {
+      release();
+      await second.close();
+    }
+  });
+
+  it.skipIf(testTarget() !== "mysql")("two workers claiming at once on separate connections: each claim within the cap, both together within the documented bound, the next claim at the cap takes nothing", async () => {
+    // docs/webhooks.md "Fairness": on MySQL/MariaDB two claims racing at the same instant may each fill
+    // the remaining slots (at most workers × cap); every claim alone, and every claim after them, keeps
+    // the cap.
+    const cap = 2;
+    const second = openDatabase(server.deps.config.databaseUrl);
+    const { item } = await createSubscription(env, "usr_fairness000000000000", { url: `${receiver.url}/race`, events: ["ir21.catalog.updated"] });
+    const sub = item.id;
+    try {
+      for (let round = 0; round < 8; round++) {
+        for (let i = 0; i < 8; i++) await queueTestEvent(env, "usr_fairness000000000000", sub, { version: "v1" });
+        const now = server.clock.now().getTime();
+        const input = (owner: string) => ({ owner, now, leaseMs: 60_000, limit: 8, maxInFlightPerSubscription: cap });
+        const [a, b] = await Promise.all([claimDue(server.deps.db, input(`race-a-${round}`)), claimDue(second.db, input(`race-b-${round}`))]);
+        expect(a.length).toBeLessThanOrEqual(cap);
+        expect(b.length).toBeLessThanOrEqual(cap);
+        expect(new Set([...a, ...b].map((c) => c.deliveryId)).size).toBe(a.length + b.length);
+        const inFlight = await server.deps.db.selectFrom("webhook_deliveries").select("id").where("subscription_id", "=", sub).where("lease_owner", "is not", null).execute();
+        expect(inFlight).toHaveLength(a.length + b.length);
+        expect(inFlight.length).toBeGreaterThanOrEqual(cap);
+        expect(inFlight.length).toBeLessThanOrEqual(2 * cap);
+        // Both committed: a later claim by either sees every lease and takes nothing of this subscription.
+        expect(await claimDue(second.db, input(`race-b-${round}`))).toEqual([]);
+        await server.deps.db.updateTable("webhook_deliveries").set({ status: "cancelled", next_attempt_at: null, lease_owner: null, lease_until: null }).where("subscription_id", "=", sub).execute();
+      }
+    } finally {
+      await second.close();
+    }
+  });
+
   it("two workers on separate connections never deliver one job twice", async () => {
     const ids = await queueMany(40);
     // A second database handle: on MySQL/MariaDB a separate pool, so the workers really race on SKIP LOCKED.

@@ -72,6 +72,11 @@ export class DeliveryWorker {
   #stopping = false;
   #wake: (() => void) | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
+  /**
+   * Until when (injected clock, ms) this worker's last committed heartbeat keeps it alive: its claims'
+   * own heartbeats, or its timer's. -Infinity when unknown (not beaten yet, or retired).
+   */
+  #aliveUntil = Number.NEGATIVE_INFINITY;
   #lastBeat: Promise<unknown> = Promise.resolve();
   /** Results go to the database in group commits (recorder.ts). */
   readonly #recorder: OutcomeRecorder;
@@ -122,20 +127,42 @@ export class DeliveryWorker {
 
   /** Claims up to `limit` due deliveries, respecting the per-subscription cap. Tests override it to hold a round. */
   protected async claim(limit: number): Promise<Claim[]> {
-    const { claims, leftBehind } = await claimDueReporting(this.#env.db, this.#claimInput(limit));
+    const input = this.#claimInput(limit);
+    const { claims, leftBehind } = await claimDueReporting(this.#env.db, input);
+    this.#beaten(input);
     this.#leftBehind = leftBehind;
     return claims;
   }
 
   #claimInput(limit: number): ClaimInput {
+    const now = this.#env.clock.now().getTime();
     return {
       owner: this.owner,
-      now: this.#env.clock.now().getTime(),
+      now,
       leaseMs: this.#options.leaseMs,
       limit,
       maxInFlightPerSubscription: this.#options.endpointConcurrency,
       aliveMs: this.#options.aliveMs,
+      beat: this.#beatWithClaim(now),
     };
+  }
+
+  /**
+   * Whether a claim at `now` must write this worker's heartbeat (docs/webhooks.md "Crash recovery"):
+   * only when its last committed beat leaves less than `aliveMs - 2 × HEARTBEAT_EVERY_MS` (6 s of the
+   * default 10 s; at least half of `aliveMs` when that is short) beyond now. A running worker's timer beats every 2 s, so under load the claims skip
+   * the write (one round trip each on MariaDB) while its leases still count as alive for at least that
+   * long after every claim, as they did for the full 10 s before; a worker that stops beating (killed,
+   * or its timer's writes failing) is found out after at most `aliveMs`, as before.
+   */
+  #beatWithClaim(now: number): boolean {
+    const aliveMs = this.#options.aliveMs;
+    return this.#aliveUntil - now < Math.max(aliveMs / 2, aliveMs - 2 * HEARTBEAT_EVERY_MS);
+  }
+
+  /** A claim committed: if it beat, this worker is alive until now + aliveMs. */
+  #beaten(input: ClaimInput): void {
+    if (input.beat !== false) this.#aliveUntil = Math.max(this.#aliveUntil, input.now + (input.aliveMs ?? WORKER_ALIVE_MS));
   }
 
   /**
@@ -160,6 +187,7 @@ export class DeliveryWorker {
       return this.#claimInput(limit);
     },
     claimed: (input, { claims, leftBehind, loaded }) => {
+      this.#beaten(input);
       this.#reserved -= input.limit;
       this.#claimedFull = claims.length === input.limit;
       this.#leftBehind = leftBehind;
@@ -407,10 +435,16 @@ export class DeliveryWorker {
     this.#env.queued.on("queued", this.#onQueued);
     // Between claims the worker still says it is alive, so the deliveries it has on the wire keep
     // holding their subscriptions' slots however long they take.
-    const beat = () =>
-      (this.#lastBeat = heartbeat(this.#env.db, { owner: this.owner, now: this.#env.clock.now().getTime(), aliveMs: this.#options.aliveMs }).catch((error: unknown) =>
-        this.#env.log.warn({ err: error, owner: this.owner }, "webhook worker heartbeat failed"),
-      ));
+    const beat = () => {
+      const now = this.#env.clock.now().getTime();
+      this.#lastBeat = heartbeat(this.#env.db, { owner: this.owner, now, aliveMs: this.#options.aliveMs }).then(
+        () => {
+          // Written (committed): the claims after it may skip their own beat (#beatWithClaim).
+          if (!this.#stopping) this.#aliveUntil = Math.max(this.#aliveUntil, now + this.#options.aliveMs);
+        },
+        (error: unknown) => this.#env.log.warn({ err: error, owner: this.owner }, "webhook worker heartbeat failed"),
+      );
+    };
     void beat();
     this.#heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
     this.#loop = (async () => {
@@ -456,6 +490,7 @@ export class DeliveryWorker {
       this.#heartbeat = null;
       await this.#lastBeat;
       // Its deliveries have finished and recorded: it holds nothing, and says so.
+      this.#aliveUntil = Number.NEGATIVE_INFINITY;
       await retireWorker(this.#env.db, this.owner).catch((error: unknown) => this.#env.log.warn({ err: error, owner: this.owner }, "webhook worker could not retire"));
     }
   }
