@@ -1,8 +1,7 @@
-import type { H3 } from "h3";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../http/app.ts";
 import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
+import { directAndGeneric, type Answer } from "./test-direct-answers.ts";
 
 /**
  * POST /v1/lookup/batch's direct answers (each item spliced from its range's prebuilt fragment,
@@ -13,8 +12,7 @@ import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer }
  */
 const QUOTA = 400;
 let server: TestServer;
-let direct: H3;
-let generic: H3;
+let pair: ReturnType<typeof directAndGeneric>["both"];
 let alice: SignedIn;
 let key: Record<string, string>;
 
@@ -22,42 +20,13 @@ beforeAll(async () => {
   server = await startTestServer({ dataset: "demo", env: { PLAN_FREE_MONTHLY_QUOTA: String(QUOTA), ANONYMOUS_RATE_LIMIT_PER_MINUTE: "60" } });
   alice = await signIn(server);
   key = (await createApiKey(server, alice)).headers;
-  direct = createApp(server.deps);
-  generic = createApp(server.deps, { directAnswers: false });
+  pair = directAndGeneric(server).both;
 }, 120_000);
 afterAll(() => server.close());
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  remaining: number | null;
-}
-
-let serial = 0;
-async function send(app: H3, body: string, headers: Record<string, string>, requestId: string): Promise<Answer> {
-  const request = new Request("http://127.0.0.1/v1/lookup/batch", { method: "POST", body, headers: { "content-type": "application/json", ...headers, "x-request-id": requestId } });
-  const response = await app.fetch(request);
-  const seen: Record<string, string> = {};
-  let remaining: number | null = null;
-  for (const [name, value] of response.headers) {
-    if (name === "date") continue;
-    if (name === "ratelimit") {
-      remaining = Number(/;r=(\d+)/.exec(value)?.[1]);
-      seen[name] = value.replace(/;r=\d+/, ";r=N").replace(/;t=\d+/, ";t=T");
-    } else seen[name] = value;
-  }
-  return { status: response.status, headers: seen, body: await response.text(), remaining };
-}
-
 /** The same batch through the generic handler, then the direct one; the reference answer. */
 async function both(body: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const id = `batch-${++serial}`;
-  const reference = await send(generic, body, headers, id);
-  const answer = await send(direct, body, headers, id);
-  expect({ body: answer.body, status: answer.status, headers: answer.headers }).toEqual({ body: reference.body, status: reference.status, headers: reference.headers });
-  if (reference.remaining !== null && reference.remaining > 0) expect(answer.remaining, "the direct way counts the attempt").toBe(reference.remaining - 1);
-  return reference;
+  return (await pair("/v1/lookup/batch", { method: "POST", body, headers: { "content-type": "application/json", ...headers } }))[0];
 }
 
 const usedOf = async () => (await server.json("/console/usage", { headers: alice.headers })).body.data.used as number;

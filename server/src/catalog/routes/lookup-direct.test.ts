@@ -2,6 +2,7 @@ import type { H3 } from "h3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../http/app.ts";
 import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
+import { directAndGeneric, send } from "./test-direct-answers.ts";
 
 /**
  * GET /v1/lookup's direct handler (answers spliced from prebuilt fragments, route.ts `serialised`)
@@ -12,8 +13,8 @@ import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer }
  */
 const QUOTA = 100;
 let server: TestServer;
-let direct: H3;
 let generic: H3;
+let both: ReturnType<typeof directAndGeneric>["both"];
 let alice: SignedIn;
 let key: Record<string, string>;
 
@@ -21,42 +22,9 @@ beforeAll(async () => {
   server = await startTestServer({ dataset: "demo", env: { PLAN_FREE_MONTHLY_QUOTA: String(QUOTA), ANONYMOUS_RATE_LIMIT_PER_MINUTE: "60" } });
   alice = await signIn(server);
   key = (await createApiKey(server, alice)).headers;
-  direct = createApp(server.deps);
-  generic = createApp(server.deps, { directAnswers: false });
+  ({ generic, both } = directAndGeneric(server));
 }, 120_000);
 afterAll(() => server.close());
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  remaining: number | null;
-}
-
-let serial = 0;
-async function send(app: H3, path: string, init: RequestInit, requestId: string): Promise<Answer> {
-  const response = await app.fetch(new Request(`http://127.0.0.1${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), "x-request-id": requestId } }));
-  const headers: Record<string, string> = {};
-  let remaining: number | null = null;
-  for (const [name, value] of response.headers) {
-    if (name === "date") continue;
-    if (name === "ratelimit") {
-      remaining = Number(/;r=(\d+)/.exec(value)?.[1]);
-      headers[name] = value.replace(/;r=\d+/, ";r=N").replace(/;t=\d+/, ";t=T");
-    } else headers[name] = value;
-  }
-  return { status: response.status, headers, body: await response.text(), remaining };
-}
-
-/** The same request through the generic handler, then the direct one; both answers. */
-async function both(path: string, init: RequestInit = {}): Promise<[Answer, Answer]> {
-  const id = `pair-${++serial}`;
-  const reference = await send(generic, path, init, id);
-  const answer = await send(direct, path, init, id);
-  expect({ path, status: answer.status, headers: answer.headers, body: answer.body }).toEqual({ path, status: reference.status, headers: reference.headers, body: reference.body });
-  if (reference.remaining !== null && reference.remaining > 0) expect(answer.remaining, `${path}: the direct way counts the attempt`).toBe(reference.remaining - 1);
-  return [reference, answer];
-}
 
 const usedOf = async () => (await server.json("/console/usage", { headers: alice.headers })).body.data.used as number;
 
