@@ -392,6 +392,8 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
 
   const networks = new Map<string, NetworkRecord>();
   const networkRows = new Map<string, MccMncRow>();
+  /** Rows of a PLMN already kept under another territory's row (their statuses, below). */
+  const territoryRows: MccMncRow[] = [];
   // Rows of the MCC's primary country first, so a PLMN listed under several territories (234-03 under
   // GB, GG and JE) is kept once, under its main country.
   const ordered = [...rows].sort((a, b) => {
@@ -409,6 +411,7 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
     if (!/^\d{3}$/.test(row.mcc) || !/^\d{2,3}$/.test(row.mnc)) continue;
     const kept = networks.get(id);
     if (kept) {
+      territoryRows.push(row);
       // The same PLMN listed again under another territory: its names there lead to the kept operator.
       for (const territory of territoriesOf(row.countryCode)) {
         if (!kept.operator_id || territory === kept.country_iso2) continue;
@@ -466,6 +469,18 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
       source: "mcc-mnc-list",
     });
     networkRows.set(id, row);
+  }
+  // A PLMN row kept under another territory still says how its own operator is doing there: 338-05,
+  // Jamaica's MCC, is Digicel Jamaica's network, and its Cayman row says "Digicel Cayman Ltd.,
+  // Operational" while Digicel Cayman's own row (346-050) is only reserved. The row's status counts
+  // towards the operator of the row's country and name when that operator exists (it is not created).
+  for (const row of territoryRows) {
+    const country = countryOf(row.countryCode);
+    const name = ((BRAND_IS_OPERATOR.has(country) ? row.brand : null) ?? row.operator ?? row.brand ?? "").trim();
+    if (!name) continue;
+    const id = survivingOperatorId(`${country.toLowerCase()}.${slug(normaliseName(name) || name.toLowerCase())}`);
+    const draft = operators.get(id);
+    if (draft && networks.get(`${row.mcc}-${row.mnc}`)?.operator_id !== id) draft.statuses.add(snake(row.status ?? "unknown"));
   }
   // Every territory a row lists uses its MCC: 340 is Guadeloupe's, Martinique's, Guyane's … too.
   const networkTerritories = new Map<string, Set<string>>();
@@ -590,8 +605,12 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
     if (!counts) continue;
     const home = mostCommon(counts)!;
     if (home === draft.country || (counts.get(draft.country) ?? 0) >= counts.get(home)!) continue;
-    const served = (operatorNetworks.get(draft.id) ?? []).filter((n) => networkTerritories.get(n.id)?.has(home));
-    if (!served.length) continue;
+    const own = operatorNetworks.get(draft.id) ?? [];
+    const served = own.filter((n) => networkTerritories.get(n.id)?.has(home));
+    // Only an operator whose every network lists that territory is that territory's: T-Mobile US holds
+    // Puerto Rico's ranges through 310-260 (listed under PR too) but its other networks are the
+    // mainland's, so it stays a US operator serving PR (its `territories`, below).
+    if (!served.length || served.length < own.length) continue;
     draft.country = home;
     for (const network of served) network.country_iso2 = home;
   }
