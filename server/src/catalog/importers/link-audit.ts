@@ -57,14 +57,6 @@ export const LINK_AUDIT: readonly LinkAuditEntry[] = [
       "Centennial Puerto Rico became AT&T's (mcc-mnc-list 310-280, 'Former Centennial Puerto Rico', not operational), and AT&T sold its Puerto Rico business to Liberty Latin America in 2020; the reference data files 310-280 under the US operator AT&T Mobility, so a link would name a US operator as current. Left to the territories work (a Puerto Rico AT&T/Liberty record).",
   },
   {
-    country: "PR",
-    holder: "SunCom Wireless Puerto Rico",
-    wrong: null,
-    correct: null,
-    reason:
-      "T-Mobile USA bought SunCom Wireless in 2008, but mcc-mnc-list's rows do not name SunCom and file T-Mobile's Puerto Rico network (310-260) under the US operator: no Puerto Rico operator record to link to yet.",
-  },
-  {
     country: "KR",
     holder: "SKTellink",
     wrong: null,
