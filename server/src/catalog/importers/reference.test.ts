@@ -204,6 +204,15 @@ describe("reference import (npm packages, offline)", () => {
       .where("operator_id", "is not", null)
       .execute()) as { id: string; prefix: string; operator_id: string; country_iso2: string }[];
     expect(ranges.length).toBe(report.linked);
+    // A completion that falls in a longer prefix belongs to that range (+44 7781 … is Guernsey's Sure
+    // inside +44 778 …, Vodafone GB): the number is drawn again.
+    const allPrefixes = new Set(
+      (await server.deps.db.selectFrom("catalog_number_ranges").select("prefix").where("valid_to", "=", OPEN_VERSION).where("plan", "=", "e164").execute()).map((r) => r.prefix!),
+    );
+    const inLongerRange = (digits: string, prefix: string) => {
+      for (let n = prefix.length + 1; n <= digits.length; n++) if (allPrefixes.has(digits.slice(0, n))) return true;
+      return false;
+    };
     let seed = 11;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const outside: string[] = [];
@@ -214,6 +223,7 @@ describe("reference import (npm packages, offline)", () => {
         let digits = range.prefix;
         const length = digits.length + 1 + Math.floor(random() * Math.max(1, 15 - digits.length));
         while (digits.length < length) digits += String(Math.floor(random() * 10));
+        if (inLongerRange(digits, range.prefix)) continue;
         const parsed = parsePhoneNumberFromString(`+${digits}`);
         if (!parsed?.isValid()) continue;
         checked++;
@@ -338,6 +348,81 @@ describe("reference import (npm packages, offline)", () => {
     }
     // Where the package's note names the former holder's network, the ranges carry it.
     expect((await linksOf("GT", "Movistar")).map((r) => r.network_id)).toEqual(["704-03"]);
+  });
+
+  it("renamed and taken-over holders link to their successor's record, with the network its row names (issue 19, second pass)", async () => {
+    // [country, holder, operator id, network (MCC-MNC) or null], written by hand from mcc-mnc-list's rows
+    // ("Former <holder>" notes) and the documented events in operator-aliases.ts.
+    const cases: [string, string, string, string | null][] = [
+      ["BY", "Velcom", "by.a1-belarus", "257-01"],
+      ["BH", "VIVA", "bh.stc-bahrain", "426-04"],
+      ["KW", "VIVA", "kw.saudi-telecom", "419-04"],
+      ["DO", "Orange", "do.altice", "370-01"],
+      ["CK", "Bluesky", "ck.telecom-cook-islands", "548-01"],
+      ["FI", "AMT", "fi.alands-telekommunikation", "244-14"],
+      ["FR", "Completel", "fr.altice", "208-08"],
+      ["GL", "TELE Greenland A/S", "gl.tusass-a-s", "290-01"],
+      ["RS", "Telenor", "rs.telenor-serbia", "220-01"],
+      ["IE", "Virgin Media", "ie.upc", "272-15"],
+      ["FO", "Vodafone", "fo.nema", "288-02"],
+      ["HR", "Tele2", "hr.telemach", "219-02"],
+      ["IT", "3 Italia", "it.wind-tre", "222-99"],
+      ["CY", "MTN", "cy.monaco-telecom", "280-10"],
+      ["IE", "Meteor", "ie.eir", "272-03"],
+      ["IE", "eMobile", "ie.eir", "272-07"],
+      ["IL", "Orange", "il.partner", null],
+      ["NO", "NetCom", "no.telia-norge", "242-02"],
+      ["RW", "TIGO", "rw.airtel-rwanda", "635-13"],
+      ["SB", "Solomon Telekom", "sb.our-telekom", "540-01"],
+      ["YE", "MTN", "ye.yemen-oman-united-telecom", "421-02"],
+      ["LA", "Beeline", "la.tplus-digital-sole", "457-08"],
+      ["LK", "Etisalat", "lk.hutchison-telecommunications-lanka", null],
+      ["ES", "Lycamobile", "es.xfera-moviles", null],
+      ["JM", "C&W", "jm.cable-wireless", null],
+      ["GD", "C&W", "gd.cable-wireless-grenada", "352-110"],
+      ["SC", "CWS", "sc.cable-wireless-seychelles", "633-01"],
+      ["BW", "BTC Mobile", "bw.botswana-telecommunications", "652-04"],
+      ["CU", "etecsa", "cu.empresa-telecomunicaciones-cuba", "368-01"],
+      ["PM", "SPM Telecom", "pm.st-pierre-et-miquelon-telecom", null],
+      ["HR", "A1 Telekom", "hr.a1-hrvatska", "219-10"],
+      ["SZ", "Swazi MTN", "sz.mtn-eswatini", "653-10"],
+      ["PK", "Jazz", "pk.mobilink-pmcl", null],
+      ["NE", "Niger Telecoms", "ne.la-societe-sahelienne-telecommunications", "614-01"],
+      ["TZ", "Yas", "tz.mic-tanzania", "640-02"],
+      ["MG", "Yas", "mg.telma-mobile-s-a", "646-04"],
+      ["GH", "Telecel", "gh.vodafone", "620-02"],
+      ["PR", "SunCom Wireless Puerto Rico", "us.t-mobile-us", null],
+    ];
+    const operatorIds = [...new Set(cases.map(([, , operator]) => operator))];
+    const operators = await current("catalog_operators").where("id", "in", operatorIds).select(["id", "status"]).execute();
+    for (const [country, holder, operator, network] of cases) {
+      expect(await linksOf(country, holder), `${country}:${holder}`).toEqual([{ operator_id: operator, network_id: network }]);
+      // Each successor runs its network: the link counts as active.
+      expect(operators.find((o) => o.id === operator)?.status, operator).toBe("active");
+      if (network) expect(await current("catalog_networks").where("id", "=", network).executeTakeFirst(), network).toMatchObject({ operator_id: operator, status: "operational" });
+    }
+    // SunCom's Puerto Rico business is T-Mobile US's: a US operator that also serves PR through 310-260
+    // (mcc-mnc-list lists it under PR too), not refiled under PR, and its network stays under US.
+    const tmobile = await current("catalog_operators").where("id", "=", "us.t-mobile-us").select(["country_iso2", "territories"]).executeTakeFirstOrThrow();
+    expect(tmobile.country_iso2).toBe("US");
+    expect(JSON.parse(tmobile.territories)).toEqual(["PR", "US"]);
+    expect((await current("catalog_networks").where("id", "=", "310-260").select("country_iso2").executeTakeFirstOrThrow()).country_iso2).toBe("US");
+  });
+
+  it("an operator's status counts its own rows kept under another territory's PLMN (Digicel Cayman, Digicel Turks & Caicos)", async () => {
+    // 338-05 and 338-050 are Jamaica's MCC, kept as Digicel Jamaica's networks; their KY and TC rows say
+    // "Digicel Cayman Ltd., Operational" and "Digicel (Turks & Caicos) Limited, Operational", while the
+    // companies' own rows are 346-050 "Reserved" and 376-351/360 "Not operational"/"Unknown".
+    const rows = await server.deps.db.selectFrom("catalog_operators").select(["id", "status"]).where("valid_to", "=", OPEN_VERSION).where("id", "in", ["ky.digicel-cayman", "tc.digicel"]).orderBy("id").execute();
+    expect(rows).toEqual([
+      { id: "ky.digicel-cayman", status: "active" },
+      { id: "tc.digicel", status: "active" },
+    ]);
+    expect((await current("catalog_networks").where("id", "=", "338-05").select("operator_id").executeTakeFirstOrThrow()).operator_id).toBe("jm.digicel");
+    // Only towards an operator of the row's own country: Liberty Cablevision of Puerto Rico's PR row (313-790,
+    // operational) names no PR operator record (the PLMN is kept under its US row: not operational, MNC
+    // withdrawn), so the US record keeps its status.
+    expect((await current("catalog_operators").where("id", "=", "us.liberty-cablevision-of-puerto-rico").select("status").executeTakeFirstOrThrow()).status).toBe("inactive");
   });
 
   it("stores lineage on operator records and serves it; a split names its successors by area code", async () => {
