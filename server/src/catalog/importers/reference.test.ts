@@ -392,6 +392,8 @@ describe("reference import (npm packages, offline)", () => {
       ["MG", "Yas", "mg.telma-mobile-s-a", "646-04"],
       ["GH", "Telecel", "gh.vodafone", "620-02"],
       ["PR", "SunCom Wireless Puerto Rico", "us.t-mobile-us", null],
+      ["CW", "Chippie", "bq.liberty-latin-america", "362-91"],
+      ["BQ", "Chippie", "bq.liberty-latin-america", "362-60"],
     ];
     const operatorIds = [...new Set(cases.map(([, , operator]) => operator))];
     const operators = await current("catalog_operators").where("id", "in", operatorIds).select(["id", "status"]).execute();
