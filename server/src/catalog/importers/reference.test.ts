@@ -405,7 +405,7 @@ describe("reference import (npm packages, offline)", () => {
     }
     // SunCom's Puerto Rico business is T-Mobile US's: a US operator that also serves PR through 310-260
     // (mcc-mnc-list lists it under PR too), not refiled under PR, and its network stays under US.
-    const tmobile = await current("catalog_operators").where("id", "=", "us.t-mobile-us").select(["country_iso2", "territories"]).executeTakeFirstOrThrow();
+    const tmobile = await server.deps.db.selectFrom("catalog_operators").select(["country_iso2", "territories"]).where("valid_to", "=", OPEN_VERSION).where("id", "=", "us.t-mobile-us").executeTakeFirstOrThrow();
     expect(tmobile.country_iso2).toBe("US");
     expect(JSON.parse(tmobile.territories)).toEqual(["PR", "US"]);
     expect((await current("catalog_networks").where("id", "=", "310-260").select("country_iso2").executeTakeFirstOrThrow()).country_iso2).toBe("US");
