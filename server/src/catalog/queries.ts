@@ -3,7 +3,7 @@ import type { Capability, Country, Network, NumberRange, Operator } from "../con
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { capabilities, countries, networks, numberRanges, operators, type EntityKind } from "./entities.ts";
-import { survivingOperatorId } from "./operator-lineage.ts";
+import { operatorFilterIds, survivingOperatorId } from "./operator-lineage.ts";
 
 /**
  * Reading the catalogue at a pinned dataset version (by its seq): a record incarnation is visible
@@ -117,7 +117,7 @@ export const getOperator = (db: Db, seq: number, id: string) => one(db, operator
  * (the old id still finds the networks and ranges it had; an older version pinned by a cursor still
  * holds them under the old id).
  */
-const operatorIdsFor = (id: string): string[] => [...new Set([id, survivingOperatorId(id)])];
+const operatorIdsFor = (id: string): string[] => operatorFilterIds([id]);
 
 export interface NetworkFilter {
   country?: string;
