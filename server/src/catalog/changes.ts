@@ -2,6 +2,7 @@ import { toIso, toIsoOrNull } from "../contract/common.ts";
 import { CATALOG_UPDATED, type EventPayload, type EventType } from "../contract/events.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
+import { operatorFilterIds } from "./operator-lineage.ts";
 import { prunedThroughSeq } from "./retention.ts";
 import type { ChangeTable } from "./tables.ts";
 import { findVersion } from "./versions.ts";
@@ -100,7 +101,8 @@ export async function queryChanges(db: Db, query: ChangesQuery): Promise<{ items
       const filters = [];
       if (types?.length) filters.push(eb("type", "in", types));
       if (countries?.length) filters.push(eb("country_iso2", "in", countries));
-      if (operators?.length) filters.push(eb("operator_id", "in", operators));
+      // A merged duplicate's id also finds its survivor's events (docs/webhooks.md "Merged operator ids").
+      if (operators?.length) filters.push(eb("operator_id", "in", operatorFilterIds(operators)));
       return eb.or([eb("type", "=", CATALOG_UPDATED), eb.and(filters)]);
     });
   }

@@ -7,7 +7,8 @@ import type { Db } from "../db/db.ts";
 import { writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import type { DatasetMetaSource } from "./dataset-meta.ts";
-import { COUNTRY_SOURCE, ENTITY_KINDS, OPEN_VERSION, changedFields, contentHash, type EntityKind, type EntityName } from "./entities.ts";
+import { COUNTRY_SOURCE, ENTITY_KINDS, OPEN_VERSION, changedFields, contentHash, operators, type EntityKind, type EntityName } from "./entities.ts";
+import { insertTerritoryRows } from "./operator-territories.ts";
 import type { CandidateDataset, RecordSource } from "./records.ts";
 import type { ChangeTable } from "./tables.ts";
 import { currentVersion, formatVersion, type StoredVersion } from "./versions.ts";
@@ -410,6 +411,8 @@ async function applyPlan(target: ImportTarget, db: Kysely<any>, plan: Plan, cand
       const flush = async () => {
         if (batch.length === 0) return;
         await trx.insertInto(kind.table).values(batch).execute();
+        // Operators are also indexed by the countries they serve (operator-territories.ts).
+        if (kind === operators) await insertTerritoryRows(trx, batch as never);
         const before = written;
         written += batch.length;
         batch = [];

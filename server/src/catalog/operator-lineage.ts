@@ -136,6 +136,17 @@ const MERGED = new Map(OPERATOR_MERGES.map((m) => [m.duplicate, m.survivor]));
 /** The id an operator id resolves to: the survivor for a merged duplicate, else itself. */
 export const survivingOperatorId = (id: string): string => MERGED.get(id) ?? id;
 
+/**
+ * The operator ids an operator filter matches (docs/webhooks.md "Merged operator ids"): each id and,
+ * for a merged duplicate, its survivor. The one rule of every filter on operator ids (listings,
+ * /v1/changes, webhook subscriptions, listen sessions), applied when the filter is used, not when it
+ * is saved: a merge can arrive with a later import than the filter, and a duplicate's own events from
+ * before the merge still carry its id. A survivor's id does not match its duplicate's old records.
+ * @example
+ * operatorFilterIds(["es.xfera-moviles-s-a-u", "gb.ee"]) // ["es.xfera-moviles-s-a-u", "es.xfera-moviles", "gb.ee"]
+ */
+export const operatorFilterIds = (ids: Iterable<string>): string[] => [...new Set([...ids].flatMap((id) => [id, survivingOperatorId(id)]))];
+
 /** An entry as the record's `successor_id` and `lineage`. */
 export function lineageOf(entry: LineageEntry): { successor_id: string | null; lineage: OperatorLineage } {
   return {

@@ -1,9 +1,10 @@
-import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
+import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { Capability, Country, Network, NumberRange, Operator } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import { capabilities, countries, networks, numberRanges, operators, type EntityKind } from "./entities.ts";
-import { survivingOperatorId } from "./operator-lineage.ts";
+import { operatorFilterIds, survivingOperatorId } from "./operator-lineage.ts";
+import { servesCountry } from "./operator-territories.ts";
 
 /**
  * Reading the catalogue at a pinned dataset version (by its seq): a record incarnation is visible
@@ -81,14 +82,6 @@ export interface OperatorFilter {
   q?: string;
 }
 
-/**
- * Operators filed under a country or serving it as one of their territories (docs/catalog.md
- * "Territories"): `territories` is a JSON array of two-letter codes, so the quoted code matches exactly
- * one element.
- */
-const servesCountry = (country: string) => (eb: ExpressionBuilder<any, any>) =>
-  eb.or([eb("country_iso2", "=", country), eb(sql<number>`instr(territories, ${JSON.stringify(country)})`, ">", 0)]);
-
 /** The operators serving a country (servesCountry), in id order: a country's operators are a few hundred at most. */
 export async function countryOperators(db: Db, seq: number, country: string): Promise<Operator[]> {
   const rows = await atVersion(raw(db).selectFrom("catalog_operators").selectAll().where(servesCountry(country)), seq).orderBy("id").execute();
@@ -117,7 +110,7 @@ export const getOperator = (db: Db, seq: number, id: string) => one(db, operator
  * (the old id still finds the networks and ranges it had; an older version pinned by a cursor still
  * holds them under the old id).
  */
-const operatorIdsFor = (id: string): string[] => [...new Set([id, survivingOperatorId(id)])];
+const operatorIdsFor = (id: string): string[] => operatorFilterIds([id]);
 
 export interface NetworkFilter {
   country?: string;

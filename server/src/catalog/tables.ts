@@ -1,3 +1,5 @@
+import type { OperatorTerritoryTable } from "./operator-territories.ts";
+
 export interface DatasetVersionTable {
   version: string;
   seq: number;
@@ -134,6 +136,7 @@ export interface CatalogTables {
   dataset_versions: DatasetVersionTable;
   catalog_countries: CountryTable;
   catalog_operators: OperatorTable;
+  catalog_operator_territories: OperatorTerritoryTable;
   catalog_networks: NetworkTable;
   catalog_number_ranges: NumberRangeTable;
   catalog_capabilities: CapabilityTable;

@@ -68,4 +68,31 @@ describe("operator territories", () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: "INVALID_REQUEST" });
   });
+
+  it("a territory given up by a later import stops matching, while a listing pinned before it still sees it", async () => {
+    await importDataset(server.deps, withJersey(["GB", "JE"], ["234"]));
+    const headers = (await createApiKey(server, await signIn(server))).headers;
+    // A listing started now is pinned at this version by its cursor (two of CN's three operators per page).
+    const pinned = await server.json("/v1/operators?country=CN&limit=2", { headers });
+    expect(pinned.body.data.next_cursor).toEqual(expect.any(String));
+    await importDataset(server.deps, withJersey(["GB"], ["234"]));
+    expect((await server.json("/v1/operators?country=JE", { headers })).body.data.items).toEqual([]);
+    expect((await server.json("/v1/countries/JE")).body.data.operators).toEqual([]);
+    expect((await server.json("/v1/operators?country=GB", { headers })).body.data.items.map((o: { id: string }) => o.id)).toEqual(["gb.ee"]);
+    const rest = await server.json(`/v1/operators?country=CN&limit=2&cursor=${pinned.body.data.next_cursor}`, { headers });
+    expect(rest.body.data.items.map((o: { id: string }) => o.id)).toEqual(["cn.china-unicom"]);
+  });
+
+  it("imports racing each other keep the index of operators by country equal to what every stored incarnation serves", async () => {
+    const results = await Promise.allSettled([withJersey(["GB", "JE"], ["234"]), withJersey(["GB"], ["234"]), withJersey(["JE", "GB"], ["234"])].map((d) => importDataset(server.deps, d)));
+    expect(results.filter((r) => r.status === "fulfilled").length).toBeGreaterThan(0);
+    const db = server.deps.db;
+    // Expected from the stored rows, by hand: each incarnation serves its own country and its territories.
+    const expected = (await db.selectFrom("catalog_operators").select(["id", "country_iso2", "territories", "valid_from"]).execute())
+      .flatMap((o) => [...new Set([o.country_iso2, ...(JSON.parse(o.territories) as string[])])].map((c) => `${c} ${o.id} ${Number(o.valid_from)}`))
+      .sort();
+    const indexed = (await db.selectFrom("catalog_operator_territories").selectAll().execute()).map((t) => `${t.country_iso2} ${t.operator_id} ${Number(t.valid_from)}`).sort();
+    expect(indexed).toEqual(expected);
+    expect(indexed.filter((row) => row.startsWith("JE gb.ee ")).length).toBeGreaterThan(0);
+  });
 });

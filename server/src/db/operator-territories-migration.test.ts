@@ -10,14 +10,15 @@ import { migrations } from "./migrations/index.ts";
 /**
  * 0107_operator_territories on a database that already holds operators: each gets its own country as
  * its territories and a content hash that equals the one a re-import computes, so the next import of
- * the same data announces no operator change (docs/catalog.md "Territories").
+ * the same data announces no operator change (docs/catalog.md "Territories"); and 0110 then indexes
+ * them by the countries they serve.
  */
 let database: TestDatabase;
 let handle: DatabaseHandle;
 beforeAll(async () => {
   database = await createTestDatabase();
   handle = openDatabase(database.url);
-  const { "0107_operator_territories": _later, ...before } = migrations;
+  const { "0107_operator_territories": _later, "0110_operator_territory_index": _index, ...before } = migrations;
   const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async (): Promise<Record<string, Migration>> => before }, allowUnorderedMigrations: true });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
@@ -55,5 +56,16 @@ describe("migration 0107_operator_territories", () => {
       if (Number(row.valid_to) === OPEN_VERSION) expect(row.content_hash).toBe(contentHash(operators, original));
       else expect(row.content_hash).toBe("old-hash-0");
     }
+  });
+
+  it("0110_operator_territory_index indexes every stored incarnation, closed ones too, under its country", async () => {
+    const db = handle.db as any;
+    const indexed = await db.selectFrom("catalog_operator_territories").selectAll().orderBy("operator_id").execute();
+    expect(indexed.map((t: any) => [t.country_iso2, t.operator_id, Number(t.valid_from)])).toEqual([
+      ["CN", "cn.china-mobile", 1],
+      ["CN", "cn.china-telecom", 1],
+      ["CN", "cn.china-unicom", 1],
+      ["GB", "gb.ee", 1],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { parsePhoneNumberFromString, type PhoneNumber } from "libphonenumber-js/max";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { OPEN_VERSION } from "../entities.ts";
 import { importDataset } from "../import.ts";
@@ -21,6 +21,29 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server.close());
 const apiKey = async () => (await createApiKey(server, await signIn(server))).headers;
+
+/** A reproducible random source in [0, 1) (a linear congruential generator): the same numbers every run. */
+function seededRandom(seed: number): () => number {
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+/**
+ * A valid number starting with `prefix` (digits, calling code first), found by random completions of
+ * 1 to 15 digits in all, or undefined after 40 tries. Independent of the importer's own example finder,
+ * so the tests that file ranges by it check the importer rather than repeat it. `drawAgain` rejects a
+ * completion before it is parsed (one that belongs to a longer range).
+ */
+function validNumberOf(prefix: string, random: () => number, drawAgain: (digits: string) => boolean = () => false): PhoneNumber | undefined {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    let digits = prefix;
+    const length = digits.length + 1 + Math.floor(random() * Math.max(1, 15 - digits.length));
+    while (digits.length < length) digits += String(Math.floor(random() * 10));
+    if (drawAgain(digits)) continue;
+    const parsed = parsePhoneNumberFromString(`+${digits}`);
+    if (parsed?.isValid()) return parsed;
+  }
+  return undefined;
+}
 
 const current = <T extends "catalog_number_ranges" | "catalog_networks" | "catalog_operators">(table: T) =>
   server.deps.db.selectFrom(table as "catalog_networks").selectAll().where("valid_to", "=", OPEN_VERSION);
@@ -145,23 +168,15 @@ describe("reference import (npm packages, offline)", () => {
       .where("plan", "=", "e164")
       .execute();
     expect(ranges.length).toBe(28_884);
-    // Independent of the importer's example finder: random completions of the prefix.
-    let seed = 7;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const random = seededRandom(7);
     const mismatches: string[] = [];
     let checked = 0;
     for (const range of ranges) {
-      for (let attempt = 0; attempt < 40; attempt++) {
-        let digits = range.prefix!;
-        const length = digits.length + 1 + Math.floor(random() * Math.max(1, 15 - digits.length));
-        while (digits.length < length) digits += String(Math.floor(random() * 10));
-        const parsed = parsePhoneNumberFromString(`+${digits}`);
-        if (!parsed?.isValid()) continue;
-        checked++;
-        const region = parsed.country ?? "ZZ";
-        if (region !== range.country_iso2) mismatches.push(`${range.id}: ${range.country_iso2} != ${region} (${parsed.number})`);
-        break;
-      }
+      const parsed = validNumberOf(range.prefix!, random);
+      if (!parsed) continue;
+      checked++;
+      const region = parsed.country ?? "ZZ";
+      if (region !== range.country_iso2) mismatches.push(`${range.id}: ${range.country_iso2} != ${region} (${parsed.number})`);
     }
     expect(checked).toBeGreaterThan(28_000);
     expect(mismatches).toEqual([]);
@@ -213,25 +228,17 @@ describe("reference import (npm packages, offline)", () => {
       for (let n = prefix.length + 1; n <= digits.length; n++) if (allPrefixes.has(digits.slice(0, n))) return true;
       return false;
     };
-    let seed = 11;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const random = seededRandom(11);
     const outside: string[] = [];
     const multi = new Map<string, Set<string>>();
     let checked = 0;
     for (const range of ranges) {
-      for (let attempt = 0; attempt < 40; attempt++) {
-        let digits = range.prefix;
-        const length = digits.length + 1 + Math.floor(random() * Math.max(1, 15 - digits.length));
-        while (digits.length < length) digits += String(Math.floor(random() * 10));
-        if (inLongerRange(digits, range.prefix)) continue;
-        const parsed = parsePhoneNumberFromString(`+${digits}`);
-        if (!parsed?.isValid()) continue;
-        checked++;
-        const region = parsed.country ?? "ZZ";
-        if (!territoriesOf.get(range.operator_id)!.has(region)) outside.push(`${range.id} (${parsed.number}, ${region}) -> ${range.operator_id} [${[...territoriesOf.get(range.operator_id)!]}]`);
-        if (territoriesOf.get(range.operator_id)!.size > 1) multi.set(range.operator_id, (multi.get(range.operator_id) ?? new Set()).add(region));
-        break;
-      }
+      const parsed = validNumberOf(range.prefix, random, (digits) => inLongerRange(digits, range.prefix));
+      if (!parsed) continue;
+      checked++;
+      const region = parsed.country ?? "ZZ";
+      if (!territoriesOf.get(range.operator_id)!.has(region)) outside.push(`${range.id} (${parsed.number}, ${region}) -> ${range.operator_id} [${[...territoriesOf.get(range.operator_id)!]}]`);
+      if (territoriesOf.get(range.operator_id)!.size > 1) multi.set(range.operator_id, (multi.get(range.operator_id) ?? new Set()).add(region));
     }
     expect(checked).toBeGreaterThan(25_000);
     expect(outside).toEqual([]);

@@ -3,7 +3,8 @@
  *
  * The change log: events of the dataset versions after `since` (exclusive; "none" = from the start),
  * oldest first, up to the current version. Filters: `types` (event types), `country` and `operator`
- * (comma-separated or repeated). ir21.catalog.updated is always included, whatever the filters: it
+ * (comma-separated or repeated; a merged near-duplicate's old operator id also matches its survivor's
+ * events, docs/webhooks.md "Merged operator ids"). ir21.catalog.updated is always included, whatever the filters: it
  * means "reload the snapshot". Follow next_cursor until it is null; then remember current_version as
  * the next `since`. A `since` older than the change-log retention window is 400 like an unknown one
  * (catalog/retention.ts).
@@ -40,7 +41,7 @@ export const changesRoute = defineRoute({
   path: "/v1/changes",
   summary: "Changes since a dataset version",
   description:
-    "Events of the versions after `since`, in order, filtered by types, countries and operators; ir21.catalog.updated is never filtered out. An unknown version, or one older than the change log's retention window (CATALOG_CHANGES_RETENTION_DAYS, default 90 days after it was superseded; also since=none once anything was pruned), is a 400 UNKNOWN_DATASET_VERSION: reload the snapshot.",
+    "Events of the versions after `since`, in order, filtered by types, countries and operators (a merged near-duplicate's old operator id also matches its surviving operator's events); ir21.catalog.updated is never filtered out. An unknown version, or one older than the change log's retention window (CATALOG_CHANGES_RETENTION_DAYS, default 90 days after it was superseded; also since=none once anything was pruned), is a 400 UNKNOWN_DATASET_VERSION: reload the snapshot.",
   access: "credentials",
   input: {
     query: z.object({

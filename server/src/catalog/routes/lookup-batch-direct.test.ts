@@ -1,7 +1,6 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
-import { directAndGeneric, type Answer } from "./test-direct-answers.ts";
+import { describe, expect, it } from "vitest";
+import { directAnswersSuite, type Answer } from "./test-direct-answers.ts";
 
 /**
  * POST /v1/lookup/batch's direct answers (each item spliced from its range's prebuilt fragment,
@@ -11,25 +10,12 @@ import { directAndGeneric, type Answer } from "./test-direct-answers.ts";
  * must fall by one between the two (each way counts the attempt). Request ids are given inbound.
  */
 const QUOTA = 400;
-let server: TestServer;
-let pair: ReturnType<typeof directAndGeneric>["both"];
-let alice: SignedIn;
-let key: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startTestServer({ dataset: "demo", env: { PLAN_FREE_MONTHLY_QUOTA: String(QUOTA), ANONYMOUS_RATE_LIMIT_PER_MINUTE: "60" } });
-  alice = await signIn(server);
-  key = (await createApiKey(server, alice)).headers;
-  pair = directAndGeneric(server).both;
-}, 120_000);
-afterAll(() => server.close());
+const suite = directAnswersSuite(QUOTA);
 
 /** The same batch through the generic handler, then the direct one; the reference answer. */
 async function both(body: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return (await pair("/v1/lookup/batch", { method: "POST", body, headers: { "content-type": "application/json", ...headers } }))[0];
+  return (await suite.both("/v1/lookup/batch", { method: "POST", body, headers: { "content-type": "application/json", ...headers } }))[0];
 }
-
-const usedOf = async () => (await server.json("/console/usage", { headers: alice.headers })).body.data.used as number;
 
 // Valid (China mobile, UK mobile), toll-free (no range named), too short, unknown calling code, not a
 // number, national without a country, an IMSI sent as a number (the batch takes numbers only),
@@ -51,10 +37,10 @@ const MIX = [
 
 describe("POST /v1/lookup/batch: direct and generic handlers answer alike", () => {
   it("a mix of valid, invalid, unanswerable, duplicate and error items, both projections, with and without a country", async () => {
-    const session = alice.headers;
-    for (const [who, headers] of [["anonymous", {}], ["API key", key], ["session", session]] as const) {
+    const session = suite.alice.headers;
+    for (const [who, headers] of [["anonymous", {}], ["API key", suite.key], ["session", session]] as const) {
       for (const body of [{ numbers: MIX }, { numbers: MIX, country: "CN" }, { numbers: MIX, country: "GB" }, { numbers: ["+8613912345678"] }]) {
-        const usedBefore = await usedOf();
+        const usedBefore = await suite.usedOf();
         const reference = await both(JSON.stringify(body), headers);
         expect(reference.status, who).toBe(200);
         const items = JSON.parse(reference.body).data.items as Array<{ number: string; error?: { code: string }; networks?: unknown }>;
@@ -72,13 +58,13 @@ describe("POST /v1/lookup/batch: direct and generic handlers answer alike", () =
         const valid = items.find((item) => item.number === "+8613912345678" && !item.error)!;
         expect("networks" in valid && "range" in valid, who).toBe(who !== "anonymous");
         // Quota: one unit per number for each way's keyed or session success, nothing for anonymous.
-        expect(await usedOf(), who).toBe(usedBefore + (who === "anonymous" ? 0 : 2 * body.numbers.length));
+        expect(await suite.usedOf(), who).toBe(usedBefore + (who === "anonymous" ? 0 : 2 * body.numbers.length));
       }
     }
   });
 
   it("bad batches: the same 400 and 415 bodies, nothing charged", async () => {
-    const usedBefore = await usedOf();
+    const usedBefore = await suite.usedOf();
     const bad = [
       JSON.stringify({ numbers: [] }),
       JSON.stringify({ numbers: Array.from({ length: 101 }, () => "+8613912345678") }),
@@ -88,31 +74,31 @@ describe("POST /v1/lookup/batch: direct and generic handlers answer alike", () =
       "{not json",
     ];
     const statuses = [];
-    for (const body of bad) statuses.push((await both(body, key)).status);
-    statuses.push((await both("numbers=1", { ...key, "content-type": "text/plain" })).status);
+    for (const body of bad) statuses.push((await both(body, suite.key)).status);
+    statuses.push((await both("numbers=1", { ...suite.key, "content-type": "text/plain" })).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 415]);
-    expect(await usedOf()).toBe(usedBefore);
+    expect(await suite.usedOf()).toBe(usedBefore);
   });
 
   it("the bound: 100 numbers answer alike and cost 100 units each way", async () => {
     const numbers = Array.from({ length: 100 }, (_, i) => `+86139${String(12345600 + i)}`);
-    const usedBefore = await usedOf();
-    const reference = await both(JSON.stringify({ numbers }), key);
+    const usedBefore = await suite.usedOf();
+    const reference = await both(JSON.stringify({ numbers }), suite.key);
     expect(JSON.parse(reference.body).data.items).toHaveLength(100);
-    expect(await usedOf()).toBe(usedBefore + 200);
+    expect(await suite.usedOf()).toBe(usedBefore + 200);
   });
 
   it("over quota: a batch that does not fit is refused alike (429 QUOTA_EXCEEDED), nothing charged", async () => {
-    const left = QUOTA - (await usedOf());
+    const left = QUOTA - (await suite.usedOf());
     expect(left, "the test starts under its quota").toBeGreaterThan(2);
     // Fill the quota to one unit short of a 2-number batch; a single number still fits.
-    for (let used = await usedOf(); QUOTA - used > 1; used = await usedOf()) {
+    for (let used = await suite.usedOf(); QUOTA - used > 1; used = await suite.usedOf()) {
       const n = Math.min(100, QUOTA - used - 1);
-      await server.json("/v1/lookup/batch", { method: "POST", headers: key, body: { numbers: Array.from({ length: n }, () => "+8613912345678") } });
+      await suite.server.json("/v1/lookup/batch", { method: "POST", headers: suite.key, body: { numbers: Array.from({ length: n }, () => "+8613912345678") } });
     }
-    const refused = await both(JSON.stringify({ numbers: ["+8613912345678", "+447700900123"] }), key);
+    const refused = await both(JSON.stringify({ numbers: ["+8613912345678", "+447700900123"] }), suite.key);
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body).code).toBe("QUOTA_EXCEEDED");
-    expect(await usedOf()).toBe(QUOTA - 1);
+    expect(await suite.usedOf()).toBe(QUOTA - 1);
   });
 });

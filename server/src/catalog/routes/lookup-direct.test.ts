@@ -1,8 +1,7 @@
-import type { H3 } from "h3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../../http/app.ts";
-import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
-import { directAndGeneric, send } from "./test-direct-answers.ts";
+import { startTestServer } from "../../testing/index.ts";
+import { directAnswersSuite, send } from "./test-direct-answers.ts";
 
 /**
  * GET /v1/lookup's direct handler (answers spliced from prebuilt fragments, route.ts `serialised`)
@@ -12,27 +11,13 @@ import { directAndGeneric, send } from "./test-direct-answers.ts";
  * each way counts the attempt. Request ids are given inbound, so they are compared too.
  */
 const QUOTA = 100;
-let server: TestServer;
-let generic: H3;
-let both: ReturnType<typeof directAndGeneric>["both"];
-let alice: SignedIn;
-let key: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startTestServer({ dataset: "demo", env: { PLAN_FREE_MONTHLY_QUOTA: String(QUOTA), ANONYMOUS_RATE_LIMIT_PER_MINUTE: "60" } });
-  alice = await signIn(server);
-  key = (await createApiKey(server, alice)).headers;
-  ({ generic, both } = directAndGeneric(server));
-}, 120_000);
-afterAll(() => server.close());
-
-const usedOf = async () => (await server.json("/console/usage", { headers: alice.headers })).body.data.used as number;
+const suite = directAnswersSuite(QUOTA);
 
 describe("GET /v1/lookup: direct and generic handlers answer alike", () => {
   it("numbers, IMSIs, both projections, session, bad and missing parameters, bad credentials, other methods", async () => {
     const anonymous = {};
-    const session = { headers: alice.headers };
-    const withKey = { headers: key };
+    const session = { headers: suite.alice.headers };
+    const withKey = { headers: suite.key };
     const cases: [string, RequestInit][] = [];
     for (const who of [anonymous, withKey, session]) {
       for (const query of [
@@ -54,36 +39,36 @@ describe("GET /v1/lookup: direct and generic handlers answer alike", () => {
     }
     cases.push(["/v1/lookup?number=%2B8613912345678", { headers: { "x-api-key": "ir21_not_a_key" } }]);
     cases.push(["/v1/lookup?number=%2B8613912345678", { headers: { cookie: "ir21_session=forged" } }]);
-    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "HEAD", headers: key }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "HEAD", headers: suite.key }]);
     cases.push(["/v1/lookup?number=%2B8613912345678", { method: "HEAD" }]);
     cases.push(["/v1/lookup?number=%2B8613912345678", { method: "OPTIONS" }]);
-    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "POST", headers: key }]);
-    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "GET", headers: { ...key, "content-length": "999999999" } }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "POST", headers: suite.key }]);
+    cases.push(["/v1/lookup?number=%2B8613912345678", { method: "GET", headers: { ...suite.key, "content-length": "999999999" } }]);
 
     const seen = new Set<number>();
     for (const [path, init] of cases) {
-      const usedBefore = await usedOf();
-      const [reference] = await both(path, init);
+      const usedBefore = await suite.usedOf();
+      const [reference] = await suite.both(path, init);
       seen.add(reference.status);
       // Quota: both ways charge a keyed or session success, and nothing else.
-      const charged = reference.status === 200 && init.method !== "HEAD" && ((init.headers as Record<string, string> | undefined)?.["x-api-key"] === key["x-api-key"] || init === session);
-      if (init.method !== "HEAD") expect(await usedOf(), path).toBe(usedBefore + (charged ? 2 : 0));
+      const charged = reference.status === 200 && init.method !== "HEAD" && ((init.headers as Record<string, string> | undefined)?.["x-api-key"] === suite.key["x-api-key"] || init === session);
+      if (init.method !== "HEAD") expect(await suite.usedOf(), path).toBe(usedBefore + (charged ? 2 : 0));
     }
     expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 405]));
     expect(seen.has(429), "the quota test below starts under its quota").toBe(false);
   });
 
   it("over quota: both refuse with the same 429 QUOTA_EXCEEDED", async () => {
-    for (let i = 0; (await usedOf()) < QUOTA && i <= QUOTA; i++) await server.fetch("/v1/lookup?number=%2B8613912345678", { headers: key }).then((r) => r.text());
-    const [reference] = await both("/v1/lookup?number=%2B8613912345678", { headers: key });
+    for (let i = 0; (await suite.usedOf()) < QUOTA && i <= QUOTA; i++) await suite.server.fetch("/v1/lookup?number=%2B8613912345678", { headers: suite.key }).then((r) => r.text());
+    const [reference] = await suite.both("/v1/lookup?number=%2B8613912345678", { headers: suite.key });
     expect(reference.status).toBe(429);
     expect(JSON.parse(reference.body).code).toBe("QUOTA_EXCEEDED");
   });
 
   it("over the anonymous rate limit: both refuse with the same 429 RATE_LIMITED", async () => {
     let status = 200;
-    for (let i = 0; status !== 429 && i < 200; i++) status = (await send(generic, "/v1/lookup?number=%2B8613912345678", {}, "fill")).status;
-    const [reference] = await both("/v1/lookup?number=%2B8613912345678");
+    for (let i = 0; status !== 429 && i < 200; i++) status = (await send(suite.generic, "/v1/lookup?number=%2B8613912345678", {}, "fill")).status;
+    const [reference] = await suite.both("/v1/lookup?number=%2B8613912345678");
     expect(reference.status).toBe(429);
     expect(JSON.parse(reference.body).code).toBe("RATE_LIMITED");
   });

@@ -1,7 +1,7 @@
 import type { H3 } from "h3";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createApp } from "../../http/app.ts";
-import type { TestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
 
 /**
  * The harness of the direct-answer tests (lookup-direct, lookup-batch-direct): a route's `serialised`
@@ -51,4 +51,34 @@ export function directAndGeneric(server: TestServer) {
     return [reference, answer];
   }
   return { direct, generic, both };
+}
+
+/** What a direct-answer test file works with, filled in by `directAnswersSuite`'s beforeAll. */
+export interface DirectAnswersSuite extends ReturnType<typeof directAndGeneric> {
+  server: TestServer;
+  /** A signed-in account on the free plan. */
+  alice: SignedIn;
+  /** An API key of alice's: `{ "x-api-key": … }`. */
+  key: Record<string, string>;
+  /** Alice's successful queries this month (GET /console/usage `used`). */
+  usedOf(): Promise<number>;
+}
+
+/**
+ * The shared set-up of a direct-answer test file: registers a beforeAll that starts a server on the
+ * demo dataset (the free plan's monthly quota `quota`, 60 anonymous requests a minute), signs alice in
+ * with an API key and builds both apps, and an afterAll that stops it. Call at the top of the file;
+ * read the fields in tests (they are set once beforeAll ran).
+ */
+export function directAnswersSuite(quota: number): DirectAnswersSuite {
+  const suite = {} as DirectAnswersSuite;
+  beforeAll(async () => {
+    const server = await startTestServer({ dataset: "demo", env: { PLAN_FREE_MONTHLY_QUOTA: String(quota), ANONYMOUS_RATE_LIMIT_PER_MINUTE: "60" } });
+    const alice = await signIn(server);
+    const key = (await createApiKey(server, alice)).headers;
+    const usedOf = async () => (await server.json("/console/usage", { headers: alice.headers })).body.data.used as number;
+    Object.assign(suite, { server, alice, key, usedOf, ...directAndGeneric(server) });
+  }, 120_000);
+  afterAll(() => suite.server?.close());
+  return suite;
 }

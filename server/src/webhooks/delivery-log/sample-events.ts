@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { capabilities, changedFields, networks, numberRanges, operators, type EntityKind } from "../../catalog/entities.ts";
 import { demoDataset } from "../../catalog/importers/demo.ts";
+import { survivingOperatorId } from "../../catalog/operator-lineage.ts";
 import { currentVersion } from "../../catalog/versions.ts";
 import { toIso } from "../../contract/common.ts";
 import { CATALOG_UPDATED, type EventPayload, type EventType } from "../../contract/events.ts";
@@ -38,9 +39,14 @@ export interface SampleScope {
   operator?: string;
 }
 
-/** Where the target's filters point: the first country and operator it selects. */
+/**
+ * Where the target's filters point: the first country and operator it selects; a merged duplicate's
+ * id points at its survivor, the record whose events the filter receives (docs/webhooks.md "Merged
+ * operator ids").
+ */
 export function scopeOf(filters: { countries: string[]; operators: string[] }): SampleScope {
-  return { country: filters.countries[0], operator: filters.operators[0] };
+  const operator = filters.operators[0];
+  return { country: filters.countries[0], operator: operator === undefined ? undefined : survivingOperatorId(operator) };
 }
 
 const matchesScope = (kind: Kind, record: Record<string, unknown>, scope: SampleScope) =>

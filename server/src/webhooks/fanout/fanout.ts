@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { operatorFilterIds } from "../../catalog/operator-lineage.ts";
 import { CATALOG_UPDATED, type EventPayload } from "../../contract/events.ts";
 import type { Db } from "../../db/db.ts";
 import { writeTransaction } from "../../db/transaction.ts";
@@ -24,7 +25,24 @@ interface SubscriptionFilter {
   userId: string;
   events: Set<string>;
   countries: Set<string>;
+  /** The ids the stored operator filter matches: a merged duplicate's id brings its survivor's (operatorFilterIds). */
   operators: Set<string>;
+}
+
+/**
+ * A subscription's or listen session's stored filters (JSON arrays, as the caller wrote them) as
+ * `matches` reads them. Merged operator ids are resolved here, at every fan-out, rather than when the
+ * filter is saved: a merge can come with an import after the filter was written (docs/webhooks.md
+ * "Merged operator ids").
+ */
+export function filterOf(row: { id: string; user_id: string; events: string; countries: string; operators: string }): SubscriptionFilter {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    events: new Set(JSON.parse(row.events) as string[]),
+    countries: new Set(JSON.parse(row.countries) as string[]),
+    operators: new Set(operatorFilterIds(JSON.parse(row.operators) as string[])),
+  };
 }
 
 /**
@@ -83,13 +101,7 @@ export async function fanOutOnce(env: WebhookEnv, feed: ChangeFeed, options: { b
         .where("enabled", "=", 1)
         .$call((qb) => (mysql ? qb.modifyEnd(sql`lock in share mode`) : qb))
         .execute()
-    ).map((s) => ({
-      id: s.id,
-      userId: s.user_id,
-      events: new Set(JSON.parse(s.events) as string[]),
-      countries: new Set(JSON.parse(s.countries) as string[]),
-      operators: new Set(JSON.parse(s.operators) as string[]),
-    }));
+    ).map(filterOf);
 
     const events = [];
     const deliveries = [];

@@ -1,6 +1,6 @@
 import { writeTransaction } from "../../db/transaction.ts";
 import type { WebhookEnv } from "../env.ts";
-import { matches, type ChangeFeed } from "../fanout/fanout.ts";
+import { filterOf, matches, type ChangeFeed } from "../fanout/fanout.ts";
 import type { WebhookListenDeliveryTable } from "../tables.ts";
 import { insertListenDeliveries, newListenDelivery } from "./deliveries.ts";
 
@@ -22,14 +22,7 @@ export async function fanOutToListenSessions(env: WebhookEnv, feed: ChangeFeed, 
         .where("status", "=", "open")
         .where("lease_until", ">=", now)
         .execute()
-    ).map((s) => ({
-      id: s.id,
-      userId: s.user_id,
-      lastSeq: Number(s.last_seq),
-      events: new Set(JSON.parse(s.events) as string[]),
-      countries: new Set(JSON.parse(s.countries) as string[]),
-      operators: new Set(JSON.parse(s.operators) as string[]),
-    }));
+    ).map((s) => ({ ...filterOf(s), lastSeq: Number(s.last_seq) }));
     if (sessions.length === 0) return { events: 0, deliveries: 0, sessionIds: [] };
     const from = Math.min(...sessions.map((s) => s.lastSeq));
     const changes = await feed.readAfter(trx, from, batchSize);

@@ -259,7 +259,8 @@ export async function queueTestEvent(env: WebhookEnv, userId: string, id: string
           dataset_version: dataset.version,
           previous_version: dataset.version,
           country_iso2: countries[0] ?? "",
-          operator_id: operators[0] ?? "",
+          // As a real event for this filter would carry it: a merged duplicate's id gives its survivor's.
+          operator_id: scopeOf({ countries, operators }).operator ?? "",
           data: { summary: `Test event for webhook ${id}: if you can verify this signature, your endpoint is set up.` },
           test: true,
         };
