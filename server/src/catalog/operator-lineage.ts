@@ -129,6 +129,57 @@ export const OPERATOR_MERGES: readonly OperatorMerge[] = [
     reason:
       "China Telecom (Macau) Company Limited and China Telecom (Macau) Limitada are the English and Portuguese names of one company; its CDMA network 455-02 closed in 2010, its LTE network 455-07 runs",
   },
+  // Found by comparing every pair of operators of one country (docs/catalog.md "Near-duplicates and
+  // listings", with the candidates rejected and why).
+  {
+    duplicate: "us.t-mobile",
+    survivor: "us.t-mobile-us",
+    reason:
+      "mcc-mnc-list's 'T-Mobile' rows (310-200…310-800: the regional VoiceStream, Powertel, Aerial, SunCom and iWireless networks T-Mobile USA, Inc. absorbed; 310-490 'Former Triton PCS, SunCom' runs) and its 'T-Mobile US' rows (310-160, 310-260 …) are one operator: T-Mobile USA, Inc., which since the MetroPCS combination of 1 May 2013 operates as T-Mobile US, Inc. (Deutsche Telekom / T-Mobile US press release and Form 8-K, 1 May 2013)",
+  },
+  {
+    duplicate: "za.telkom",
+    survivor: "za.telkom-soc",
+    reason:
+      "Telkom SA Ltd (655-05) is Telkom SA SOC Ltd (655-02, 655-03) under its name before the Companies Act 71 of 2008, which has a state-owned company's name end in 'SOC Ltd' (s. 11(3)(c)); the same registered company",
+  },
+  {
+    duplicate: "au.singtel-optus-proprietary",
+    survivor: "au.singtel-optus",
+    reason: "Singtel Optus Proprietary Ltd (505-90) is Singtel Optus Pty Ltd (505-02): 'Pty Ltd' abbreviates 'Proprietary Limited' (Corporations Act 2001 s. 148)",
+  },
+  {
+    duplicate: "us.rsa-1",
+    survivor: "us.rsa1-partnership",
+    reason: "RSA 1 LP (311-430) and RSA1 Limited Partnership (312-160) are one Iowa partnership, brand Chat Mobility: 'LP' abbreviates 'Limited Partnership'",
+  },
+  {
+    duplicate: "us.standing-rock-telecom",
+    survivor: "us.standing-rock-telecommunications",
+    reason:
+      "Standing Rock Telecom (313-930) is Standing Rock Telecommunications (311-640), the tribally owned carrier of the Standing Rock reservation (North and South Dakota), brand Rock Wireless: 'Telecom' abbreviates the name",
+  },
+  {
+    duplicate: "es.vodafone-espana-s-a-u",
+    survivor: "es.vodafone-spain",
+    reason: "VODAFONE ESPAÑA, S.A.U. (214-24, Eroski Móvil's MNC, acquired by Vodafone in 2018) is Vodafone Spain (214-01, 214-06): the company's Spanish legal name and its English name",
+  },
+  {
+    duplicate: "my.telekom-malaysia-berhad-for-pstn-sms",
+    survivor: "my.telekom-malaysia",
+    reason: "'Telekom Malaysia Berhad for PSTN SMS' (502-14) names Telekom Malaysia Bhd (502-01, 502-11) and the MNC's purpose: 'Bhd' abbreviates 'Berhad'",
+  },
+  {
+    duplicate: "no.tele2",
+    survivor: "no.mobile-norway",
+    reason: "The row 'Tele2 (Mobile Norway AS)' (242-04) names its company, Mobile Norway AS (242-24): Tele2 was its brand; both MNCs withdrawn",
+  },
+  {
+    duplicate: "fi.teliasonera-finland",
+    survivor: "fi.telia-finland",
+    reason:
+      "TeliaSonera Finland Oyj (244-92, brand Sonera, withdrawn) is Telia Finland Oyj (244-91, 'Former Sonera'): the company renamed when TeliaSonera became Telia and Sonera's name was dropped in Finland (Yle, 'Sonera no more: name change effective immediately', March 2017)",
+  },
 ];
 
 const MERGED = new Map(OPERATOR_MERGES.map((m) => [m.duplicate, m.survivor]));
