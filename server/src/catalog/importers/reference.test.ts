@@ -491,6 +491,54 @@ describe("reference import (npm packages, offline)", () => {
     expect(missing.status).toBe(404);
   });
 
+  // One case per merge found by comparing every pair of a country's operators (operator-lineage.ts
+  // OPERATOR_MERGES; docs/catalog.md "Near-duplicates and listings"). Written by hand from
+  // mcc-mnc-list's rows: the duplicate's MCC-MNCs, and a search text that finds the survivor.
+  const merges: { duplicate: string; survivor: string; country: string; q: string; networks: string[] }[] = [
+    // "T-Mobile" rows: regional networks (Iowa, Kansas/Oklahoma, Utah, Hawaii …), ex-Powertel, Aerial, SOL, SunCom (310-490, operational), iWireless.
+    { duplicate: "us.t-mobile", survivor: "us.t-mobile-us", country: "US", q: "t-mobile", networks: ["310-200", "310-210", "310-220", "310-230", "310-240", "310-250", "310-270", "310-310", "310-490", "310-530", "310-770", "310-800"] },
+    { duplicate: "za.telkom", survivor: "za.telkom-soc", country: "ZA", q: "telkom", networks: ["655-05"] },
+    { duplicate: "au.singtel-optus-proprietary", survivor: "au.singtel-optus", country: "AU", q: "singtel", networks: ["505-90"] },
+    { duplicate: "us.rsa-1", survivor: "us.rsa1-partnership", country: "US", q: "rsa", networks: ["311-430"] },
+    { duplicate: "us.standing-rock-telecom", survivor: "us.standing-rock-telecommunications", country: "US", q: "standing rock", networks: ["313-930"] },
+    { duplicate: "es.vodafone-espana-s-a-u", survivor: "es.vodafone-spain", country: "ES", q: "vodafone", networks: ["214-24"] },
+    { duplicate: "my.telekom-malaysia-berhad-for-pstn-sms", survivor: "my.telekom-malaysia", country: "MY", q: "telekom malaysia", networks: ["502-14"] },
+    { duplicate: "no.tele2", survivor: "no.mobile-norway", country: "NO", q: "mobile norway", networks: ["242-04"] },
+    { duplicate: "fi.teliasonera-finland", survivor: "fi.telia-finland", country: "FI", q: "telia", networks: ["244-92"] },
+  ];
+  it.each(merges)("merges $duplicate into $survivor: the old id resolves, the survivor holds its networks, listings show the survivor only", async ({ duplicate, survivor, country, q, networks }) => {
+    const headers = await apiKey();
+    const old = await server.json(`/v1/operators/${duplicate}`, { headers });
+    expect(old.status).toBe(200);
+    expect(old.body.data.id).toBe(survivor);
+    expect(old.body.data.networks.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(networks));
+    const stored = await current("catalog_networks").where("id", "in", networks).execute();
+    expect(stored.map((n) => [n.id, n.operator_id]).sort()).toEqual(networks.map((id) => [id, survivor]).sort());
+    const byOldId = await server.json(`/v1/networks?operator=${duplicate}`, { headers });
+    expect(byOldId.body.data.items.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(networks));
+    const listed = (await server.json(`/v1/operators?country=${country}&q=${encodeURIComponent(q)}&limit=100`, { headers })).body.data.items.map((o: { id: string }) => o.id);
+    expect(listed).toContain(survivor);
+    expect(listed).not.toContain(duplicate);
+    expect(await current("catalog_operators").where("id", "=", duplicate).execute()).toEqual([]);
+    expect(await server.deps.db.selectFrom("catalog_number_ranges").select("id").where("operator_id", "=", duplicate).execute()).toEqual([]);
+  });
+
+  it("survivors keep their own name, status and range links (T-Mobile US, Vodafone Spain, Telekom Malaysia)", async () => {
+    const headers = await apiKey();
+    const tmobile = (await server.json("/v1/operators/us.t-mobile", { headers })).body.data;
+    expect(tmobile).toMatchObject({ id: "us.t-mobile-us", name: "T-Mobile US", brand: "T-Mobile", status: "active" });
+    // SunCom's Puerto Rico numbers (operator-aliases.ts) still name the survivor: 46 ranges.
+    expect(await linksOf("PR", "SunCom Wireless Puerto Rico")).toEqual([{ operator_id: "us.t-mobile-us", network_id: null }]);
+    // Vodafone Spain's numbers keep their home network although 214-24 (the S.A.U. row) joined it.
+    expect(await linksOf("ES", "Vodafone")).toEqual([{ operator_id: "es.vodafone-spain", network_id: "214-01" }]);
+    // Telekom Malaysia's two rows met one name ("Telekom", 5 ranges) twice, so it linked nowhere; now once.
+    expect(await linksOf("MY", "Telekom")).toEqual([{ operator_id: "my.telekom-malaysia", network_id: null }]);
+  });
+
+  it("the audit finds no near-duplicate operators left", async () => {
+    expect((await auditCatalog(server.deps.db)).duplicates).toEqual([]);
+  });
+
   it("test, unassigned and composite rows are kept out of listings and still resolve by id", async () => {
     const headers = await apiKey();
     for (const [id, country] of [
