@@ -141,7 +141,7 @@ export const OPERATOR_MERGES: readonly OperatorMerge[] = [
     duplicate: "za.telkom",
     survivor: "za.telkom-soc",
     reason:
-      "Telkom SA Ltd (655-05) is Telkom SA SOC Ltd (655-02, 655-03) under its name before the Companies Act 71 of 2008, which has a state-owned company's name end in 'SOC Ltd' (s. 11(3)(c)); the same registered company",
+      "Telkom SA Ltd (655-05) is Telkom SA SOC Ltd (655-02, 655-03) under its name before the Companies Act 71 of 2008, which has a state-owned company's name end in 'SOC Ltd' (s. 11); the same registered company",
   },
   {
     duplicate: "au.singtel-optus-proprietary",
