@@ -15,9 +15,9 @@ import type { PinnedVersion } from "../dataset-meta.ts";
 import { readSeq } from "../queries.ts";
 import { fromVersionRow } from "../versions.ts";
 import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
-import { useGeoData } from "../number-geo.ts";
+import { nextTurn, type Pause } from "../number-geo.ts";
 import type { Projection } from "../lookup-answers.ts";
-import { findNumber, warmNumberData } from "../lookup.ts";
+import { findNumber } from "../lookup.ts";
 
 /**
  * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
@@ -115,40 +115,35 @@ const lookupIndexes = new WeakMap<AppDeps, LookupIndexes>();
 function indexesOf(deps: AppDeps): LookupIndexes {
   let indexes = lookupIndexes.get(deps);
   if (!indexes) {
-    indexes = new LookupIndexes(deps.db);
+    indexes = new LookupIndexes(deps.db, { dataDir: deps.config.dataDir });
     lookupIndexes.set(deps, indexes);
   }
   return indexes;
 }
 
-/**
- * The pinned version's lookup index. Once per new index (a new dataset version, or the first lookup),
- * the lookup's location and time-zone data follow the libphonenumber files stored in DATA_DIR
- * (`import carriers`, possibly run by the CLI in another process): number-geo.ts `useGeoData`.
- */
-const geoChecked = new WeakMap<AppDeps, LookupIndex>();
-async function lookupIndexOf(deps: AppDeps, seq: number): Promise<LookupIndex> {
-  const index = await indexesOf(deps).at(seq);
-  if (geoChecked.get(deps) !== index) {
-    geoChecked.set(deps, index);
-    useGeoData(deps.config.dataDir);
-  }
-  return index;
-}
+/** The pinned version's lookup index (with the geo data of the files in DATA_DIR when it was built). */
+const lookupIndexOf = (deps: AppDeps, seq: number): Promise<LookupIndex> => indexesOf(deps).at(seq);
+
+/** The calling codes whose geocoding files are large (+86: 8 MB in two languages): loaded by the warm-up. */
+const WARMED_CALLING_CODES = ["86"];
 
 /**
- * Loads what the first lookup would otherwise load: the current version's index and the
- * number data libphonenumber's geocoding and time-zone files hold for the calling codes whose files
- * are large (+86: 21 MB, read and deserialised synchronously on first use).
+ * Loads what the first lookup would otherwise load: the current version's index, the geocoding and
+ * time-zone files of the calling codes whose files are large, and one answer in each projection. In
+ * slices, with `pause` between them (the next event-loop turn by default), so that requests arriving
+ * meanwhile are answered (docs/performance.md "Warm-up").
  */
-export async function warmLookups(deps: AppDeps): Promise<void> {
+export async function warmLookups(deps: AppDeps, pause: Pause = nextTurn): Promise<void> {
   const version = await deps.datasetMeta.pinned();
   if (version.seq === 0) return;
-  // The index first: it picks the geocoding files (packaged or imported) the warm-up then reads.
-  const index = await lookupIndexOf(deps, version.seq);
-  warmNumberData();
-  // One answer in each projection: compiles the output schemas (zod builds its parsers on first use).
-  for (const projection of ["full", "public"] as const) index.answers.json(findNumber(index, "+8613912345678"), projection);
+  const index = await indexesOf(deps).at(version.seq, pause);
+  await index.geo.warm(WARMED_CALLING_CODES, pause);
+  // One answer in each projection: compiles the output schemas (zod builds its parsers on first use)
+  // and runs libphonenumber-js once on the numbers' metadata.
+  for (const number of ["+8613912345678", "+861012345678"]) {
+    for (const projection of ["full", "public"] as const) index.answers.json(findNumber(index, number), projection);
+    await pause();
+  }
 }
 
 function validate(schema: z.ZodType | undefined, value: unknown): unknown {
