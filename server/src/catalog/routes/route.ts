@@ -175,8 +175,23 @@ async function metaOfSeq(deps: AppDeps, seq: number): Promise<DatasetMeta> {
 
 export const endpointName = (route: Pick<DataRoute, "method" | "path">) => `${route.method} ${route.path}`;
 
-/** The success envelope around `data` already serialised: what h3 would make of `{code: 0, data, meta}`. */
-const envelopeText = (data: string, meta: object) => `{"code":0,"data":${data},"meta":${JSON.stringify(meta)}}`;
+/** `{"a":1}` → `,"a":1}`, `{}` → `}`: a version's meta serialised once, to follow the request id. */
+const metaTails = new WeakMap<DatasetMeta, string>();
+function metaTailOf(meta: DatasetMeta): string {
+  let tail = metaTails.get(meta);
+  if (tail === undefined) {
+    const json = JSON.stringify(meta);
+    metaTails.set(meta, (tail = json === "{}" ? "}" : `,${json.slice(1)}`));
+  }
+  return tail;
+}
+
+/**
+ * The success envelope around `data` already serialised: what h3 would make of
+ * `{code: 0, data, meta: {request_id, ...meta}}`, the meta's own members serialised once per version.
+ */
+const envelopeText = (data: string, requestId: string, meta: DatasetMeta) =>
+  `{"code":0,"data":${data},"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`;
 /** h3's content type for a JSON answer (its jsonHeaders), so both ways answer alike. */
 const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
 
@@ -215,10 +230,12 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         }
         if (invalid !== null) throw invalid;
         // Cursors are sealed for their listing and filters (cursors.ts): the handler sees only the
-        // position inside, and hands out positions that are sealed here.
-        const listing = listingOf(endpoint, input as Record<string, unknown>);
+        // position inside, and hands out positions that are sealed here. The listing is made from the
+        // filters before the cursor is opened, and only when a cursor is there to open or seal.
+        const filters = input as Record<string, unknown>;
+        const listing = () => listingOf(endpoint, filters);
         const cursor = (input as { cursor?: unknown }).cursor;
-        if (typeof cursor === "string") input = { ...(input as object), cursor: cursorSealOf(deps.secrets).open(listing, cursor) };
+        if (typeof cursor === "string") input = { ...(input as object), cursor: cursorSealOf(deps.secrets).open(listing(), cursor) };
         const version = await deps.datasetMeta.pinned();
         if (version.seq === 0) throw new AppError("NO_DATASET");
         let reported = version.meta;
@@ -232,12 +249,12 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         const projection: Projection = access.kind === "anonymous" && output.public ? "public" : "full";
         if (direct) {
           const data = await route.serialised!(context, projection, projection === "public" ? output.public! : output.full);
-          return envelopeText(data, { request_id: requestIdOf(event), ...reported });
+          return envelopeText(data, requestIdOf(event), reported);
         }
         const answer = await route.handle(context);
         if (answer instanceof Response) return answer;
         const next = (answer as { next_cursor?: unknown } | null)?.next_cursor;
-        if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing, next);
+        if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing(), next);
         const schema = projection === "public" ? output.public! : output.full;
         // The meta of the version actually read (a later page of a listing may read an older one).
         return { code: 0 as const, data: schema.parse(answer), meta: { request_id: requestIdOf(event), ...reported } };
