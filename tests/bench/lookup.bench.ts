@@ -16,7 +16,7 @@
  * moment moves the variants of one round alike, and runs swing by ±30 %. The report gives each
  * ratio's median and range over the rounds, and the median figures of each variant.
  *
- * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_CPU_PROF=<dir> writes a V8
+ * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_CPU_PROFILE=<dir> writes a V8
  * CPU profile of the ir21 server process there, for `--cpu-prof` analysis of where the time goes).
  * Two reference points follow the measured variants: a minimal h3 app answering the same body (what
  * h3 costs when each answer is written as soon as it is made) and the server's /healthz (the spine
