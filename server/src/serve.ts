@@ -52,8 +52,9 @@ export async function startServer(
     });
   });
   // What the first lookup would otherwise pay (the current version's index, ~0.8 s for the reference
-  // dataset; +86's 21 MB of geocoding data, a 0.6-1 s synchronous stall): made right after listening,
-  // so no request waits for it and readiness does not either (docs/performance.md "Warm-up").
+  // dataset; +86's 8 MB of geocoding data, 0.6-1 s): made right after listening, in slices that yield
+  // to the event loop, so requests meanwhile are answered and readiness does not wait for it
+  // (docs/performance.md "Warm-up").
   if (hooks.warmLookups !== false) {
     setImmediate(() => {
       const started = performance.now();

@@ -10,7 +10,7 @@
  * compete for a core. Rounds (BENCH_ROUNDS, default 3) alternate the two; ratios are per round.
  * Each side also reports CPU per number (the server's process from /proc, the loop's own): on a shared
  * machine the CPU ratio moves less than the rates. `pnpm bench lookup` runs this after lookup.bench.ts
- * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server).
+ * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server).
  */
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";

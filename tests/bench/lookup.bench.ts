@@ -16,7 +16,7 @@
  * moment moves the variants of one round alike, and runs swing by ±30 %. The report gives each
  * ratio's median and range over the rounds, and the median figures of each variant.
  *
- * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_CPU_PROF=<dir> writes a V8
+ * Run: `pnpm bench lookup` (IR21_TEST_DB=mysql for MariaDB + Redis; BENCH_CPU_PROFILE=<dir> writes a V8
  * CPU profile of the ir21 server process there, for `--cpu-prof` analysis of where the time goes).
  * Two reference points follow the measured variants: a minimal h3 app answering the same body (what
  * h3 costs when each answer is written as soon as it is made) and the server's /healthz (the spine
@@ -175,7 +175,7 @@ async function cpuMicrosPerCall(calls: number, work: (i: number) => unknown, inF
 async function lookupOwnWork(setup: TestServer, apiKey: string, numbers: string[]) {
   const { deps } = setup;
   const version = await deps.datasetMeta.pinned();
-  const index = await new LookupIndexes(deps.db).at(version.seq);
+  const index = await new LookupIndexes(deps.db, { dataDir: deps.config.dataDir }).at(version.seq);
   const answers = numbers.map((number) => lookupNumber(index, number));
   const access = await deps.access.resolve({ apiKey, sessionToken: null });
   const request = { access, ip: "127.0.0.1", endpoint: "GET /v1/lookup" };

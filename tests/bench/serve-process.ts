@@ -25,7 +25,7 @@ export async function freePort(): Promise<number> {
 export async function spawnServe(setup: TestServer, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const config = setup.deps.config;
   const port = await freePort();
-  const profileDir = process.env.BENCH_CPU_PROF;
+  const profileDir = process.env.BENCH_CPU_PROFILE ?? process.env.BENCH_CPU_PROF;
   const child = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
     env: {
       ...process.env,

@@ -2,6 +2,7 @@ import type { Network, NumberRange, Operator } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
 import { networks, numberRanges, operators } from "./entities.ts";
 import { NumberAnswers } from "./lookup-answers.ts";
+import { geoDataOf, nextTurn, type GeoData, type Pause } from "./number-geo.ts";
 import { streamRecords } from "./queries.ts";
 
 /**
@@ -19,6 +20,8 @@ export interface LookupIndex {
   networksByOperator: Map<string, Network[]>;
   /** The serialised answers of this version: range parts built once per range and projection. */
   answers: NumberAnswers;
+  /** The location and time-zone data lookups of this version read (the files in DATA_DIR when it was built). */
+  geo: GeoData;
 }
 
 export class PrefixMap<T> {
@@ -72,8 +75,22 @@ function coverOf(range: NumberRange): string[] {
   return [];
 }
 
-/** Reads one version into memory: about 30 ms per thousand ranges. */
-export async function buildLookupIndex(db: Db, seq: number): Promise<LookupIndex> {
+/** Records read between two pauses of an index build: one batch of `streamRecords`. */
+const RECORDS_PER_SLICE = 2_000;
+
+export interface BuildOptions {
+  /** DATA_DIR: the libphonenumber files `import carriers` stored there, if any, give the index its geo data. */
+  dataDir?: string;
+  /**
+   * Called every {@link RECORDS_PER_SLICE} records: by default the next event-loop turn, so that a
+   * build (at start, or for a new dataset version) does not hold up other requests while it runs.
+   */
+  pause?: Pause;
+}
+
+/** Reads one version into memory: about 30 ms per thousand ranges, in slices (`options.pause`). */
+export async function buildLookupIndex(db: Db, seq: number, options: BuildOptions = {}): Promise<LookupIndex> {
+  const pause = options.pause ?? nextTurn;
   const index = {
     seq,
     e164: new PrefixMap<NumberRange>(),
@@ -81,18 +98,26 @@ export async function buildLookupIndex(db: Db, seq: number): Promise<LookupIndex
     networksByPlmn: new Map<string, Network>(),
     operators: new Map<string, Operator>(),
     networksByOperator: new Map<string, Network[]>(),
+    geo: geoDataOf(options.dataDir),
   } as LookupIndex;
   index.answers = new NumberAnswers(index);
-  for await (const operator of streamRecords(db, operators, seq)) index.operators.set(operator.id, operator as Operator);
-  for await (const network of streamRecords(db, networks, seq)) {
+  let read = 0;
+  const sliceDone = () => ++read % RECORDS_PER_SLICE === 0;
+  for await (const operator of streamRecords(db, operators, seq, RECORDS_PER_SLICE)) {
+    index.operators.set(operator.id, operator as Operator);
+    if (sliceDone()) await pause();
+  }
+  for await (const network of streamRecords(db, networks, seq, RECORDS_PER_SLICE)) {
     const n = network as Network;
     index.networksByPlmn.set(n.mcc + n.mnc, n);
     if (n.operator_id) index.networksByOperator.set(n.operator_id, [...(index.networksByOperator.get(n.operator_id) ?? []), n]);
+    if (sliceDone()) await pause();
   }
-  for await (const record of streamRecords(db, numberRanges, seq)) {
+  for await (const record of streamRecords(db, numberRanges, seq, RECORDS_PER_SLICE)) {
     const range = record as NumberRange;
     const map = range.plan === "e164" ? index.e164 : index.imsi;
     for (const prefix of coverOf(range)) map.set(prefix, range);
+    if (sliceDone()) await pause();
   }
   return index;
 }
@@ -106,13 +131,17 @@ export class LookupIndexes {
   #current: LookupIndex | null = null;
   #building = new Map<number, Promise<LookupIndex>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly options: BuildOptions = {},
+  ) {}
 
-  async at(seq: number): Promise<LookupIndex> {
+  /** The index of version `seq`; `pause` is the build's when this call starts it. */
+  async at(seq: number, pause?: Pause): Promise<LookupIndex> {
     if (this.#current?.seq === seq) return this.#current;
     let build = this.#building.get(seq);
     if (!build) {
-      build = buildLookupIndex(this.db, seq).finally(() => this.#building.delete(seq));
+      build = buildLookupIndex(this.db, seq, { ...this.options, pause: pause ?? this.options.pause }).finally(() => this.#building.delete(seq));
       this.#building.set(seq, build);
     }
     const index = await build;

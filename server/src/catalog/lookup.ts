@@ -7,7 +7,7 @@ import { AppError } from "../errors.ts";
 import { INTERNATIONAL } from "./importers/reference.ts";
 import type { LookupIndex } from "./lookup-index.ts";
 import { CARRIER_KINDS, kindOfType } from "./number-kind.ts";
-import { locationOf, primaryNetwork, timeZonesOf } from "./number-geo.ts";
+import { primaryNetwork } from "./number-geo.ts";
 import { currentOperator } from "./operator-lineage.ts";
 import { networkOfNumber } from "./operator-networks.ts";
 
@@ -104,8 +104,8 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
     validation_reason: valid ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
     number_type: type ? type.toLowerCase() : null,
     formats,
-    location: locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid),
-    time_zones: timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
+    location: index.geo.locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid),
+    time_zones: index.geo.timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
     match: null,
     note: LOOKUP_NOTE,
   };
@@ -151,19 +151,6 @@ export function rangePartOf(index: LookupIndex, range: NumberRange, countryIso2:
 /** The range part of a number no range is named for. */
 export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reason"]>): RangePart {
   return { range_holder: null, range_holder_reason: reason, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null };
-}
-
-/**
- * Loads the location and time-zone data of the numbers whose files are large (+86's geocoding data is
- * 21 MB), through the functions a lookup calls, so that no lookup pays the synchronous load.
- */
-export function warmNumberData(): void {
-  for (const number of ["+8613912345678", "+861012345678"]) {
-    const parsed = parsePhoneNumberFromString(number)!;
-    const type = parsed.getType();
-    locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, true);
-    timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, true);
-  }
 }
 
 /** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */

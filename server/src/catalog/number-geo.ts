@@ -1,5 +1,6 @@
 import { deserialize } from "bson";
 import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Network } from "../contract/catalog.ts";
@@ -14,7 +15,7 @@ import { storedCarrierSet } from "./local-sources.ts";
  *
  * Hand-rolled over the package's own `geocoder()` / `timezones()`: those are async and read and
  * deserialise the whole prefix file on every call (4 MB for +86), which the lookup hot path cannot
- * afford. Here each file is read once, on first use, and kept: a lookup is then a few Map probes.
+ * afford. Here each file is read once, on first use, and kept (GeoData): a lookup is then a few Map probes.
  * The rules are libphonenumber's (PhoneNumberOfflineGeocoder, PhoneNumberToTimeZonesMapper).
  */
 
@@ -31,26 +32,12 @@ function resourceRoot(): string {
   return (resources = join(dir, "resources"));
 }
 
-/**
- * The loaded files in use (a stored set's folder, its files as under resources/), or null for the
- * package's. Process-wide, like the cache below: chosen by `useGeoData` from DATA_DIR.
- */
-let imported: { dir: string; digest: string; geocoding: boolean; timezones: boolean } | null = null;
-
-/**
- * Points the lookups at the libphonenumber files stored in DATA_DIR by `import carriers` (or back at
- * the package's when none are), dropping the cached maps when that changes. Called when a serving
- * process builds the lookup index of a new dataset version (routes/route.ts): every import of the
- * files makes a new version (their checksums are source metadata), so a running server follows an
- * import made by the CLI. A set without geocoding (or time-zone) files leaves that part on the package.
- */
-export function useGeoData(dataDir: string | undefined): void {
-  const set = storedCarrierSet(dataDir);
-  if ((set?.digest ?? null) === (imported?.digest ?? null)) return;
-  imported = set
-    ? { dir: set.dir, digest: set.digest, geocoding: existsSync(join(set.dir, "geocoding")), timezones: existsSync(join(set.dir, "timezones", "map_data.txt")) }
-    : null;
-  files.clear();
+/** A set of libphonenumber files loaded by `import carriers` (its files as under resources/). */
+interface ImportedSet {
+  dir: string;
+  digest: string;
+  geocoding: boolean;
+  timezones: boolean;
 }
 
 /** One prefix file, loaded lazily; a missing file is an empty map (most calling codes have no geocoding). */
@@ -59,37 +46,12 @@ interface PrefixFile {
   /** The longest prefix in the file: probing starts there, not at the number's full length. */
   maxLength: number;
 }
-const files = new Map<string, PrefixFile>();
 
-/** A BSON map of the package, or a text file of a loaded set (calling code stripped when given, as the package's keys are). */
-function load(relative: string): Map<string, string> {
-  if (relative.endsWith(".txt")) {
-    const path = join(imported!.dir, relative);
-    if (!existsSync(path)) return new Map();
-    // Validated when stored; a line that is not prefix|value is skipped here.
-    const parsed = parsePrefixFile(relative, readFileSync(path, "utf8"), []);
-    const cc = /^geocoding\/\w+\/(\d+)\.txt$/.exec(relative)?.[1];
-    return cc ? new Map([...parsed].map(([prefix, value]) => [prefix.slice(cc.length), value])) : parsed;
-  }
-  const path = join(resourceRoot(), relative);
-  return existsSync(path) ? new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>)) : new Map<string, string>();
-}
-
-function prefixFile(relative: string): PrefixFile {
-  let file = files.get(relative);
-  if (!file) {
-    const map = load(relative);
-    let maxLength = 0;
-    for (const key of map.keys()) if (key.length > maxLength) maxLength = key.length;
-    file = { map, maxLength };
-    files.set(relative, file);
-  }
-  return file;
-}
-
-const geocodingFile = (language: "en" | "zh", callingCode: string) =>
-  prefixFile(imported?.geocoding ? `geocoding/${language}/${callingCode}.txt` : `geocodes/${language}/${callingCode}.bson`);
-const timeZoneFile = () => prefixFile(imported?.timezones ? "timezones/map_data.txt" : "timezones.bson");
+const prefixFileOf = (map: Map<string, string>): PrefixFile => {
+  let maxLength = 0;
+  for (const key of map.keys()) if (key.length > maxLength) maxLength = key.length;
+  return { map, maxLength };
+};
 
 function longest({ map, maxLength }: PrefixFile, digits: string): string | null {
   for (let n = Math.min(digits.length, maxLength); n > 0; n--) {
@@ -98,6 +60,12 @@ function longest({ map, maxLength }: PrefixFile, digits: string): string | null 
   }
   return null;
 }
+
+/** Lets the event loop run (timers, sockets) before the next slice of a long load. */
+export type Pause = () => Promise<void>;
+export const nextTurn: Pause = () => new Promise((resolve) => setImmediate(resolve));
+/** Entries moved into a Map between two pauses when a file is loaded in slices (~10 ms of work). */
+const ENTRIES_PER_SLICE = 20_000;
 
 /** The types libphonenumber geocodes below country level (PhoneNumberOfflineGeocoder.canBeGeocoded). */
 const GEOGRAPHIC_TYPES = new Set(["FIXED_LINE", "MOBILE", "FIXED_LINE_OR_MOBILE"]);
@@ -108,27 +76,143 @@ export interface NumberLocation {
 }
 
 /**
- * The place a valid geographic number belongs to, in English and Chinese (each from its own file, no
- * fallback from one language to the other); null when neither language has data, for an invalid
- * number, or a type that is not geographic (toll-free, premium …).
+ * The location and time-zone data of one choice of files: a stored set's (`imported`), or the
+ * package's (null). Each file is read once, on first use (or by {@link GeoData.warm}), and kept.
+ * A lookup index holds the GeoData of the files in DATA_DIR when it was built ({@link geoDataOf}).
  */
-export function locationOf(callingCode: string, nationalNumber: string, type: string | undefined, valid: boolean): NumberLocation | null {
-  if (!valid || !type || !GEOGRAPHIC_TYPES.has(type)) return null;
-  const en = longest(geocodingFile("en", callingCode), nationalNumber);
-  const zh = longest(geocodingFile("zh", callingCode), nationalNumber);
-  return en === null && zh === null ? null : { en, zh };
+export class GeoData {
+  readonly #files = new Map<string, PrefixFile>();
+  /** Per calling code: its English and Chinese geocoding files. */
+  readonly #geocoding = new Map<string, readonly [PrefixFile, PrefixFile]>();
+  /**
+   * Per calling code: the entries of the time-zone map that can be a prefix of its numbers (keys that
+   * start with the code, or that the code starts with). The longest prefix among them is the longest
+   * in the whole map, found in a handful of probes instead of one per digit of the number.
+   */
+  readonly #timeZones = new Map<string, PrefixFile>();
+
+  constructor(readonly imported: ImportedSet | null) {}
+
+  /**
+   * The place a valid geographic number belongs to, in English and Chinese (each from its own file, no
+   * fallback from one language to the other); null when neither language has data, for an invalid
+   * number, or a type that is not geographic (toll-free, premium …).
+   */
+  locationOf(callingCode: string, nationalNumber: string, type: string | undefined, valid: boolean): NumberLocation | null {
+    if (!valid || !type || !GEOGRAPHIC_TYPES.has(type)) return null;
+    let files = this.#geocoding.get(callingCode);
+    if (!files) this.#geocoding.set(callingCode, (files = [this.#file(this.#geocodingPath("en", callingCode)), this.#file(this.#geocodingPath("zh", callingCode))]));
+    const en = longest(files[0], nationalNumber);
+    const zh = longest(files[1], nationalNumber);
+    return en === null && zh === null ? null : { en, zh };
+  }
+
+  /**
+   * IANA time zones of a number (PhoneNumberToTimeZonesMapper): a geographic type by the longest prefix
+   * of its E.164 digits; another valid type by its calling code alone (the country's zones); [] for an
+   * invalid number or when the map knows nothing.
+   */
+  timeZonesOf(e164Digits: string, callingCode: string, type: string | undefined, valid: boolean): string[] {
+    if (!valid || !type) return [];
+    const zones = GEOGRAPHIC_TYPES.has(type) ? longest(this.#timeZonesOfCode(callingCode), e164Digits) : (this.#file(this.#timeZonePath()).map.get(callingCode) ?? null);
+    return zones ? zones.split("&").filter((zone) => zone !== "Etc/Unknown") : [];
+  }
+
+  /**
+   * Loads the files of these calling codes and the time-zone map, pausing between slices of work so
+   * that requests are answered meanwhile (the longest slice is deserialising one BSON file: about
+   * 0.2 s for +86's 4 MB). What a lookup would otherwise load synchronously on first use.
+   */
+  async warm(callingCodes: readonly string[], pause: Pause = nextTurn): Promise<void> {
+    const paths = [...callingCodes.flatMap((cc) => [this.#geocodingPath("en", cc), this.#geocodingPath("zh", cc)]), this.#timeZonePath()];
+    for (const relative of paths) {
+      if (this.#files.has(relative)) continue;
+      const map = await this.#loadInSlices(relative, pause);
+      if (!this.#files.has(relative)) this.#files.set(relative, prefixFileOf(map));
+      await pause();
+    }
+  }
+
+  #geocodingPath(language: "en" | "zh", callingCode: string): string {
+    return this.imported?.geocoding ? `geocoding/${language}/${callingCode}.txt` : `geocodes/${language}/${callingCode}.bson`;
+  }
+
+  #timeZonePath(): string {
+    return this.imported?.timezones ? "timezones/map_data.txt" : "timezones.bson";
+  }
+
+  #timeZonesOfCode(callingCode: string): PrefixFile {
+    let file = this.#timeZones.get(callingCode);
+    if (!file) {
+      const map = new Map<string, string>();
+      for (const [key, value] of this.#file(this.#timeZonePath()).map) if (key.startsWith(callingCode) || callingCode.startsWith(key)) map.set(key, value);
+      this.#timeZones.set(callingCode, (file = prefixFileOf(map)));
+    }
+    return file;
+  }
+
+  #file(relative: string): PrefixFile {
+    let file = this.#files.get(relative);
+    if (!file) this.#files.set(relative, (file = prefixFileOf(this.#load(relative))));
+    return file;
+  }
+
+  /** The path of a file, or null when it does not exist (an empty map then). */
+  #pathOf(relative: string): string | null {
+    const path = join(relative.endsWith(".txt") ? this.imported!.dir : resourceRoot(), relative);
+    return existsSync(path) ? path : null;
+  }
+
+  /** A text file of a loaded set as a prefix map (calling code stripped when given, as the package's keys are). */
+  #parseText(relative: string, text: string): Map<string, string> {
+    // Validated when stored; a line that is not prefix|value is skipped here.
+    const parsed = parsePrefixFile(relative, text, []);
+    const cc = /^geocoding\/\w+\/(\d+)\.txt$/.exec(relative)?.[1];
+    return cc ? new Map([...parsed].map(([prefix, value]) => [prefix.slice(cc.length), value])) : parsed;
+  }
+
+  /** A BSON map of the package, or a text file of a loaded set. */
+  #load(relative: string): Map<string, string> {
+    const path = this.#pathOf(relative);
+    if (!path) return new Map();
+    if (relative.endsWith(".txt")) return this.#parseText(relative, readFileSync(path, "utf8"));
+    return new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>));
+  }
+
+  /** {@link GeoData.#load} with the reading asynchronous and the Map built a slice at a time. */
+  async #loadInSlices(relative: string, pause: Pause): Promise<Map<string, string>> {
+    const path = this.#pathOf(relative);
+    if (!path) return new Map();
+    if (relative.endsWith(".txt")) return this.#parseText(relative, await readFile(path, "utf8"));
+    const bytes = await readFile(path);
+    await pause();
+    const entries = Object.entries(deserialize(bytes) as Record<string, string>);
+    const map = new Map<string, string>();
+    for (let i = 0; i < entries.length; i += ENTRIES_PER_SLICE) {
+      await pause();
+      for (const [key, value] of entries.slice(i, i + ENTRIES_PER_SLICE)) map.set(key, value);
+    }
+    return map;
+  }
 }
 
+let shared: GeoData | null = null;
+
 /**
- * IANA time zones of a number (PhoneNumberToTimeZonesMapper): a geographic type by the longest prefix
- * of its E.164 digits; another valid type by its calling code alone (the country's zones); [] for an
- * invalid number or when the map knows nothing.
+ * The GeoData of the libphonenumber files stored in DATA_DIR by `import carriers` (or of the
+ * package's when none are): the same object, with the files it has loaded, for as long as the stored
+ * set does not change. Called when a lookup index is built (lookup-index.ts): every import of the
+ * files makes a new dataset version (their checksums are source metadata), so a running server
+ * follows an import made by the CLI with its next index. A set without geocoding (or time-zone) files
+ * leaves that part on the package.
  */
-export function timeZonesOf(e164Digits: string, callingCode: string, type: string | undefined, valid: boolean): string[] {
-  if (!valid || !type) return [];
-  const map = timeZoneFile();
-  const zones = GEOGRAPHIC_TYPES.has(type) ? longest(map, e164Digits) : (map.map.get(callingCode) ?? null);
-  return zones ? zones.split("&").filter((zone) => zone !== "Etc/Unknown") : [];
+export function geoDataOf(dataDir: string | undefined): GeoData {
+  const set = storedCarrierSet(dataDir);
+  if (shared && (set?.digest ?? null) === (shared.imported?.digest ?? null)) return shared;
+  shared = new GeoData(
+    set ? { dir: set.dir, digest: set.digest, geocoding: existsSync(join(set.dir, "geocoding")), timezones: existsSync(join(set.dir, "timezones", "map_data.txt")) } : null,
+  );
+  return shared;
 }
 
 /**

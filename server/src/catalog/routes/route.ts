@@ -15,9 +15,9 @@ import type { PinnedVersion } from "../dataset-meta.ts";
 import { readSeq } from "../queries.ts";
 import { fromVersionRow } from "../versions.ts";
 import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
-import { useGeoData } from "../number-geo.ts";
+import { nextTurn, type Pause } from "../number-geo.ts";
 import type { Projection } from "../lookup-answers.ts";
-import { findNumber, warmNumberData } from "../lookup.ts";
+import { findNumber } from "../lookup.ts";
 
 /**
  * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
@@ -115,40 +115,35 @@ const lookupIndexes = new WeakMap<AppDeps, LookupIndexes>();
 function indexesOf(deps: AppDeps): LookupIndexes {
   let indexes = lookupIndexes.get(deps);
   if (!indexes) {
-    indexes = new LookupIndexes(deps.db);
+    indexes = new LookupIndexes(deps.db, { dataDir: deps.config.dataDir });
     lookupIndexes.set(deps, indexes);
   }
   return indexes;
 }
 
-/**
- * The pinned version's lookup index. Once per new index (a new dataset version, or the first lookup),
- * the lookup's location and time-zone data follow the libphonenumber files stored in DATA_DIR
- * (`import carriers`, possibly run by the CLI in another process): number-geo.ts `useGeoData`.
- */
-const geoChecked = new WeakMap<AppDeps, LookupIndex>();
-async function lookupIndexOf(deps: AppDeps, seq: number): Promise<LookupIndex> {
-  const index = await indexesOf(deps).at(seq);
-  if (geoChecked.get(deps) !== index) {
-    geoChecked.set(deps, index);
-    useGeoData(deps.config.dataDir);
-  }
-  return index;
-}
+/** The pinned version's lookup index (with the geo data of the files in DATA_DIR when it was built). */
+const lookupIndexOf = (deps: AppDeps, seq: number): Promise<LookupIndex> => indexesOf(deps).at(seq);
+
+/** The calling codes whose geocoding files are large (+86: 8 MB in two languages): loaded by the warm-up. */
+const WARMED_CALLING_CODES = ["86"];
 
 /**
- * Loads what the first lookup would otherwise load: the current version's index and the
- * number data libphonenumber's geocoding and time-zone files hold for the calling codes whose files
- * are large (+86: 21 MB, read and deserialised synchronously on first use).
+ * Loads what the first lookup would otherwise load: the current version's index, the geocoding and
+ * time-zone files of the calling codes whose files are large, and one answer in each projection. In
+ * slices, with `pause` between them (the next event-loop turn by default), so that requests arriving
+ * meanwhile are answered (docs/performance.md "Warm-up").
  */
-export async function warmLookups(deps: AppDeps): Promise<void> {
+export async function warmLookups(deps: AppDeps, pause: Pause = nextTurn): Promise<void> {
   const version = await deps.datasetMeta.pinned();
   if (version.seq === 0) return;
-  // The index first: it picks the geocoding files (packaged or imported) the warm-up then reads.
-  const index = await lookupIndexOf(deps, version.seq);
-  warmNumberData();
-  // One answer in each projection: compiles the output schemas (zod builds its parsers on first use).
-  for (const projection of ["full", "public"] as const) index.answers.json(findNumber(index, "+8613912345678"), projection);
+  const index = await indexesOf(deps).at(version.seq, pause);
+  await index.geo.warm(WARMED_CALLING_CODES, pause);
+  // One answer in each projection: compiles the output schemas (zod builds its parsers on first use)
+  // and runs libphonenumber-js once on the numbers' metadata.
+  for (const number of ["+8613912345678", "+861012345678"]) {
+    for (const projection of ["full", "public"] as const) index.answers.json(findNumber(index, number), projection);
+    await pause();
+  }
 }
 
 function validate(schema: z.ZodType | undefined, value: unknown): unknown {
@@ -180,8 +175,23 @@ async function metaOfSeq(deps: AppDeps, seq: number): Promise<DatasetMeta> {
 
 export const endpointName = (route: Pick<DataRoute, "method" | "path">) => `${route.method} ${route.path}`;
 
-/** The success envelope around `data` already serialised: what h3 would make of `{code: 0, data, meta}`. */
-const envelopeText = (data: string, meta: object) => `{"code":0,"data":${data},"meta":${JSON.stringify(meta)}}`;
+/** `{"a":1}` → `,"a":1}`, `{}` → `}`: a version's meta serialised once, to follow the request id. */
+const metaTails = new WeakMap<DatasetMeta, string>();
+function metaTailOf(meta: DatasetMeta): string {
+  let tail = metaTails.get(meta);
+  if (tail === undefined) {
+    const json = JSON.stringify(meta);
+    metaTails.set(meta, (tail = json === "{}" ? "}" : `,${json.slice(1)}`));
+  }
+  return tail;
+}
+
+/**
+ * The success envelope around `data` already serialised: what h3 would make of
+ * `{code: 0, data, meta: {request_id, ...meta}}`, the meta's own members serialised once per version.
+ */
+const envelopeText = (data: string, requestId: string, meta: DatasetMeta) =>
+  `{"code":0,"data":${data},"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`;
 /** h3's content type for a JSON answer (its jsonHeaders), so both ways answer alike. */
 const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
 
@@ -220,10 +230,12 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         }
         if (invalid !== null) throw invalid;
         // Cursors are sealed for their listing and filters (cursors.ts): the handler sees only the
-        // position inside, and hands out positions that are sealed here.
-        const listing = listingOf(endpoint, input as Record<string, unknown>);
+        // position inside, and hands out positions that are sealed here. The listing is made from the
+        // filters before the cursor is opened, and only when a cursor is there to open or seal.
+        const filters = input as Record<string, unknown>;
+        const listing = () => listingOf(endpoint, filters);
         const cursor = (input as { cursor?: unknown }).cursor;
-        if (typeof cursor === "string") input = { ...(input as object), cursor: cursorSealOf(deps.secrets).open(listing, cursor) };
+        if (typeof cursor === "string") input = { ...(input as object), cursor: cursorSealOf(deps.secrets).open(listing(), cursor) };
         const version = await deps.datasetMeta.pinned();
         if (version.seq === 0) throw new AppError("NO_DATASET");
         let reported = version.meta;
@@ -237,12 +249,12 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         const projection: Projection = access.kind === "anonymous" && output.public ? "public" : "full";
         if (direct) {
           const data = await route.serialised!(context, projection, projection === "public" ? output.public! : output.full);
-          return envelopeText(data, { request_id: requestIdOf(event), ...reported });
+          return envelopeText(data, requestIdOf(event), reported);
         }
         const answer = await route.handle(context);
         if (answer instanceof Response) return answer;
         const next = (answer as { next_cursor?: unknown } | null)?.next_cursor;
-        if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing, next);
+        if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = cursorSealOf(deps.secrets).seal(listing(), next);
         const schema = projection === "public" ? output.public! : output.full;
         // The meta of the version actually read (a later page of a listing may read an older one).
         return { code: 0 as const, data: schema.parse(answer), meta: { request_id: requestIdOf(event), ...reported } };
