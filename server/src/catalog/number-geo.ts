@@ -61,6 +61,23 @@ function longest({ map, maxLength }: PrefixFile, digits: string): string | null 
   return null;
 }
 
+/**
+ * Each file's own longest prefix of `digits` (as {@link longest} on each, no fallback from one to the
+ * other), probing both with the same prefix string: a Map probe hashes its key, and a string keeps its
+ * hash, so one slice per length serves both languages (the geocoding files share most prefixes).
+ */
+function longestOfBoth(en: PrefixFile, zh: PrefixFile, digits: string): NumberLocation | null {
+  let enValue: string | undefined;
+  let zhValue: string | undefined;
+  for (let n = Math.min(digits.length, Math.max(en.maxLength, zh.maxLength)); n > 0 && (enValue === undefined || zhValue === undefined); n--) {
+    const prefix = digits.slice(0, n);
+    if (enValue === undefined && n <= en.maxLength) enValue = en.map.get(prefix);
+    if (zhValue === undefined && n <= zh.maxLength) zhValue = zh.map.get(prefix);
+  }
+  const location = { en: enValue?.trim() || null, zh: zhValue?.trim() || null };
+  return location.en === null && location.zh === null ? null : location;
+}
+
 /** Lets the event loop run (timers, sockets) before the next slice of a long load. */
 export type Pause = () => Promise<void>;
 export const nextTurn: Pause = () => new Promise((resolve) => setImmediate(resolve));
@@ -102,9 +119,7 @@ export class GeoData {
     if (!valid || !type || !GEOGRAPHIC_TYPES.has(type)) return null;
     let files = this.#geocoding.get(callingCode);
     if (!files) this.#geocoding.set(callingCode, (files = [this.#file(this.#geocodingPath("en", callingCode)), this.#file(this.#geocodingPath("zh", callingCode))]));
-    const en = longest(files[0], nationalNumber);
-    const zh = longest(files[1], nationalNumber);
-    return en === null && zh === null ? null : { en, zh };
+    return longestOfBoth(files[0], files[1], nationalNumber);
   }
 
   /**
