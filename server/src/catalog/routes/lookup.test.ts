@@ -5,7 +5,7 @@ import { deserialize } from "bson";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
-import { prefixCover } from "../lookup-index.ts";
+import { PrefixMap, prefixCover } from "../lookup-index.ts";
 import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
 
 let server: TestServer;
@@ -305,5 +305,46 @@ describe("prefixCover", () => {
     expect(matches("861380034567")).toBe(1);
     expect(matches("861380012339")).toBe(0);
     expect(matches("861380056790")).toBe(0);
+  });
+});
+
+describe("PrefixMap", () => {
+  it("finds the longest stored prefix, the first value set for a prefix staying", () => {
+    const map = new PrefixMap<string>();
+    map.set("86", "cn");
+    map.set("86139", "cmcc");
+    map.set("861391234", "block");
+    map.set("86139", "later");
+    map.set("44", "gb");
+    expect(map.size).toBe(4);
+    expect(map.longest("8613912345678")).toEqual({ prefix: "861391234", value: "block" });
+    expect(map.longest("8613912335678")).toEqual({ prefix: "86139", value: "cmcc" });
+    expect(map.longest("8613812345678")).toEqual({ prefix: "86", value: "cn" });
+    expect(map.longest("86139")).toEqual({ prefix: "86139", value: "cmcc" });
+    expect(map.longest("8")).toBeNull();
+    expect(map.longest("")).toBeNull();
+    expect(map.longest("33612345678")).toBeNull();
+    expect(() => map.set("86a", "x")).toThrow(/not a digit prefix/);
+  });
+
+  it("agrees with a scan over every stored prefix, on random prefixes and numbers", () => {
+    // A fixed-seed generator, so that a failure replays.
+    let seed = 20;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const digits = (length: number) => Array.from({ length }, () => Math.floor(random() * 10)).join("");
+    const map = new PrefixMap<number>();
+    const stored = new Map<string, number>();
+    for (let i = 0; i < 3000; i++) {
+      const prefix = digits(1 + Math.floor(random() * 6));
+      map.set(prefix, i);
+      if (!stored.has(prefix)) stored.set(prefix, i);
+    }
+    expect(map.size).toBe(stored.size);
+    for (let i = 0; i < 5000; i++) {
+      const number = digits(Math.floor(random() * 10));
+      let best: string | null = null;
+      for (const prefix of stored.keys()) if (number.startsWith(prefix) && (best === null || prefix.length > best.length)) best = prefix;
+      expect(map.longest(number), number).toEqual(best === null ? null : { prefix: best, value: stored.get(best) });
+    }
   });
 });
