@@ -17,8 +17,6 @@ interface Segment {
   schema: z.ZodObject;
 }
 
-const pickOf = (schema: z.ZodObject, keys: string[]) => schema.pick(Object.fromEntries(keys.map((key) => [key, true])) as never);
-
 function segmentsOf(schema: z.ZodObject): Segment[] {
   const rangeKeys = new Set<string>(RANGE_PART_KEYS);
   const segments: Segment[] = [];
@@ -28,36 +26,8 @@ function segmentsOf(schema: z.ZodObject): Segment[] {
     if (last?.part === part) last.keys.push(key);
     else segments.push({ part, keys: [key], schema: schema });
   }
-  for (const segment of segments) segment.schema = pickOf(schema, segment.keys);
+  for (const segment of segments) segment.schema = schema.pick(Object.fromEntries(segment.keys.map((key) => [key, true])) as never);
   return segments;
-}
-
-/**
- * How one projection splices an answer: its segments, and the schema of all its number keys. The
- * number's own fields go through that schema once, whether they make one segment (public) or two
- * around the range part (full: number … time_zones, then match and note); a pick of the answer's
- * schema parses each field with the field's own schema, so a segment's keys of the whole parse are
- * what the segment's own pick would give.
- */
-interface Splice {
-  segments: Segment[];
-  own: z.ZodObject;
-  /** One number segment: its serialisation is the whole own parse's. */
-  ownWhole: boolean;
-}
-
-function spliceOf(schema: z.ZodObject): Splice {
-  const segments = segmentsOf(schema);
-  const numberSegments = segments.filter((segment) => segment.part === "number");
-  return { segments, own: pickOf(schema, numberSegments.flatMap((segment) => segment.keys)), ownWhole: numberSegments.length === 1 };
-}
-
-/** The members `keys` of `object`, in that order, as JSON text (`"a":1,"b":2`). */
-function membersOf(object: Record<string, unknown>, keys: string[], whole: boolean): string {
-  if (whole) return members(JSON.stringify(object));
-  const picked: Record<string, unknown> = {};
-  for (const key of keys) picked[key] = object[key];
-  return members(JSON.stringify(picked));
 }
 
 /** `{"a":1,"b":2}` → `"a":1,"b":2`: the members of a serialised object, to splice into another. */
@@ -82,7 +52,7 @@ const members = (json: string) => json.slice(1, -1);
  * were it to depend on anything else (the date, the caller), that must join the key.
  */
 export class NumberAnswers {
-  readonly #splices: Record<Projection, Splice> = { full: spliceOf(NUMBER_ANSWER_SCHEMAS.full), public: spliceOf(NUMBER_ANSWER_SCHEMAS.public) };
+  readonly #segments: Record<Projection, Segment[]> = { full: segmentsOf(NUMBER_ANSWER_SCHEMAS.full), public: segmentsOf(NUMBER_ANSWER_SCHEMAS.public) };
   /** range → country → projection → serialised range segments, in schema order. */
   readonly #byRange = new Map<NumberRange, Map<string | null, Record<Projection, string[]>>>();
   readonly #byReason = new Map<string, Record<Projection, string[]>>();
@@ -95,12 +65,11 @@ export class NumberAnswers {
    */
   json(found: FoundNumber, projection: Projection): string {
     const fragments = this.#fragmentsOf(found)[projection];
-    const { segments, own: ownSchema, ownWhole } = this.#splices[projection];
-    const own = ownSchema.parse(found.own as NumberPart) as Record<string, unknown>;
+    const segments = this.#segments[projection];
     let out = "{";
     let range = 0;
     for (const segment of segments) {
-      const text = segment.part === "range" ? fragments[range++]! : membersOf(own, segment.keys, ownWhole);
+      const text = segment.part === "range" ? fragments[range++]! : members(JSON.stringify(segment.schema.parse(found.own as NumberPart)));
       if (text === "") continue;
       out += out.length === 1 ? text : "," + text;
     }
@@ -133,7 +102,7 @@ export class NumberAnswers {
 
   #build(part: RangePart): Record<Projection, string[]> {
     const serialise = (projection: Projection) =>
-      this.#splices[projection].segments.filter((s) => s.part === "range").map((s) => members(JSON.stringify(s.schema.parse(part))));
+      this.#segments[projection].filter((s) => s.part === "range").map((s) => members(JSON.stringify(s.schema.parse(part))));
     return { full: serialise("full"), public: serialise("public") };
   }
 }
