@@ -164,12 +164,12 @@ describe("loaded source files shared by instances", () => {
   }, 120_000);
 
   it("a file larger than a part is cut into parts and read back whole", async () => {
-    // Random bytes do not compress: 2.5 MiB gzipped is a little over 2.5 MiB, so three parts of at most 1 MiB.
+    // Random bytes do not compress: 2.5 MiB gzipped is a little over 2.5 MiB, so six parts of at most 512 KiB.
     const big = randomBytes(2.5 * 1024 * 1024);
     const files = new Map([["central-office-codes.txt", big]]);
     await storeSourceSet(a.deps.db, a.deps.clock, { kind: "nanpa", version: null, release: null, digest: handDigest(files), files });
     const parts = await a.deps.db.selectFrom("catalog_source_files").select(["part"]).where("kind", "=", "nanpa").where("digest", "=", handDigest(files)).orderBy("part").execute();
-    expect(parts.map((p) => p.part)).toEqual([0, 1, 2]);
+    expect(parts.map((p) => p.part)).toEqual([0, 1, 2, 3, 4, 5]);
     expect((await readCurrentSourceSet(b.deps.db, "nanpa"))!.files.get("central-office-codes.txt")!.equals(big)).toBe(true);
   }, 60_000);
 });

@@ -159,7 +159,7 @@ export interface SourceSetTable {
   stored_at: number;
 }
 
-/** One part (at most 1 MiB) of one gzip-compressed file of a set. */
+/** One part (at most 512 KiB) of one gzip-compressed file of a set. */
 export interface SourceFileTable {
   kind: string;
   digest: string;

@@ -7,7 +7,7 @@ import { dialectOf, portableTable } from "../db.ts";
  *
  * - `catalog_source_sets`: one validated set of files of a kind (`libphonenumber`, `nanpa`), named by
  *   the content digest of its files;
- * - `catalog_source_files`: its files, gzip-compressed and cut into parts of at most 1 MiB so that no
+ * - `catalog_source_files`: its files, gzip-compressed and cut into parts of at most 512 KiB so that no
  *   statement comes near MariaDB's max_allowed_packet (16 MB by default; a release's largest file is
  *   3.9 MB, a kept file may be up to 32 MB);
  * - `catalog_source_current`: per kind, the set in use (digest null: the packaged data). No row: never
