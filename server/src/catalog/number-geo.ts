@@ -33,11 +33,15 @@ function resourceRoot(): string {
   return (resources = join(dir, "resources"));
 }
 
-/** A set of libphonenumber files loaded by `import carriers`, as stored in the database. */
+/**
+ * A set of libphonenumber files loaded by `import carriers`: its geocoding and time-zone files, keyed
+ * as under resources/ (`geocoding/en/86.txt`), in memory as read from the database (`files`,
+ * {@link geoDataOf}) or in a folder laid out as resources/ (`dir`: tests with hand-written files).
+ */
 interface ImportedSet {
   digest: string;
-  /** Its geocoding and time-zone files, keyed as under resources/ (`geocoding/en/86.txt`). */
-  files: ReadonlyMap<string, Buffer>;
+  files?: ReadonlyMap<string, Buffer>;
+  dir?: string;
   geocoding: boolean;
   timezones: boolean;
 }
@@ -167,7 +171,8 @@ export class GeoData {
 
   /** A text file of a loaded set as a prefix map (calling code stripped when given, as the package's keys are); empty when the set lacks it. */
   #parseText(relative: string): Map<string, string> {
-    const content = this.imported!.files.get(relative);
+    const { files, dir } = this.imported!;
+    const content = files ? files.get(relative) : dir && existsSync(join(dir, relative)) ? readFileSync(join(dir, relative)) : undefined;
     if (!content) return new Map();
     // Validated when stored; a line that is not prefix|value is skipped here.
     const parsed = parsePrefixFile(relative, content.toString("utf8"), []);
