@@ -180,7 +180,7 @@ async function cpuMicrosPerCall(calls: number, work: (i: number) => unknown, inF
 async function lookupOwnWork(setup: TestServer, apiKey: string, numbers: string[]) {
   const { deps } = setup;
   const version = await deps.datasetMeta.pinned();
-  const index = await new LookupIndexes(deps.db, { dataDir: deps.config.dataDir }).at(version.seq);
+  const index = await new LookupIndexes(deps.db).at(version.seq);
   const answers = numbers.map((number) => lookupNumber(index, number));
   const access = await deps.access.resolve({ apiKey, sessionToken: null });
   const request = { access, ip: "127.0.0.1", endpoint: "GET /v1/lookup" };

@@ -9,7 +9,8 @@ import { cronOwner, startCron } from "../jobs/cron.ts";
 import { catalogJobs } from "./schedule.ts";
 import { catalogSettings } from "./settings.ts";
 import { readResourceInput, validateResources } from "./importers/libphonenumber-files.ts";
-import { resetCarrierSet, storeCarrierSet, storedCarrierSet, storeNanpa } from "./local-sources.ts";
+import { adoptLegacySources } from "./legacy-sources.ts";
+import { currentCarrierSet, resetCarrierSet, storeCarrierSet, storeNanpa } from "./local-sources.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "./sources.ts";
 import { currentVersion, listVersions, toVersionInfo } from "./versions.ts";
 
@@ -50,7 +51,7 @@ function describe(result: ImportResult, report: ReferenceReport | null, unmodell
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report, unmodelled } = await buildCandidate(mode, paths, deps.config.dataDir);
+  const { candidate, report, unmodelled } = await buildCandidate(mode, paths, deps);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -127,26 +128,26 @@ async function reimportCurrent(deps: AppDeps, options: { keepDemo: boolean }): P
 
 /**
  * `import carriers <path>`: reads and validates a libphonenumber release's resource files (refusing
- * the whole input, with every problem, before anything is stored), stores them in DATA_DIR and
+ * the whole input, with every problem, before anything is stored), stores them in the database and
  * re-imports (mixed when that is current and configured, else reference: carrier data only exists
  * there). `path` null (`--reset`): back to the packaged data. Two imports at once: each re-imports
  * until the dataset was built from the set then in use, so the last stored set wins everywhere.
  */
 export async function runCarriersImport(deps: AppDeps, path: string | null): Promise<ImportResult> {
   if (path === null) {
-    const previous = resetCarrierSet(deps.config.dataDir);
+    const previous = await resetCarrierSet(deps);
     log(previous ? `Loaded libphonenumber files (${previous.version}) no longer used; back to the packaged data.` : "No libphonenumber files were loaded; the packaged data is in use.");
   } else {
     log(`Reading libphonenumber files: ${path} …`);
     const set = validateResources(await readResourceInput(path), path);
     const counts = ["carrier", "geocoding", "timezones"].map((kind) => `${[...set.files.keys()].filter((p) => p.startsWith(`${kind}/`)).length} ${kind}`);
-    storeCarrierSet(deps.config.dataDir, set);
-    log(`libphonenumber ${set.version}: ${counts.join(", ")} file(s) stored under ${deps.config.dataDir}/catalog-sources/libphonenumber; they apply to every later reference and mixed import.`);
+    await storeCarrierSet(deps, set);
+    log(`libphonenumber ${set.version}: ${counts.join(", ")} file(s) stored in the database; they apply to every later reference and mixed import, on every instance.`);
   }
   for (let attempt = 1; ; attempt++) {
-    const used = storedCarrierSet(deps.config.dataDir)?.digest ?? null;
+    const used = (await currentCarrierSet(deps.db))?.digest ?? null;
     const result = await reimportCurrent(deps, { keepDemo: false });
-    if ((storedCarrierSet(deps.config.dataDir)?.digest ?? null) === used || attempt >= 3) return result;
+    if (((await currentCarrierSet(deps.db))?.digest ?? null) === used || attempt >= 3) return result;
     log("Other libphonenumber files were stored meanwhile: importing again with them …");
   }
 }
@@ -157,8 +158,8 @@ export async function runCarriersImport(deps: AppDeps, path: string | null): Pro
  * the demo is current, the reference data otherwise.
  */
 export async function runNanpaImport(deps: AppDeps, coFile: string, poolingFile: string | null): Promise<ImportResult> {
-  storeNanpa(deps.config.dataDir, coFile, poolingFile);
-  log(`NANPA reports stored under ${deps.config.dataDir}/catalog-sources/nanpa; they apply to every later reference, mixed and demo import.`);
+  await storeNanpa(deps, coFile, poolingFile);
+  log("NANPA reports stored in the database; they apply to every later reference, mixed and demo import, on every instance.");
   return reimportCurrent(deps, { keepDemo: true });
 }
 
@@ -222,10 +223,16 @@ export const catalogCommands: Record<string, CommandDef> = { import: importComma
  */
 export async function startCatalog(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
   const settings = catalogSettings(deps.config.env);
+  try {
+    await adoptLegacySources(deps);
+  } catch (error) {
+    // Imports refuse the same files with this error until `import carriers` chooses anew; lookups answer meanwhile.
+    deps.log.warn({ err: error }, "loaded source files in DATA_DIR/catalog-sources could not be moved into the database");
+  }
   const importOnStart = settings.importOnStart ?? deps.dialect === "sqlite";
   if (importOnStart && !(await currentVersion(deps.db))) {
     deps.log.info("no dataset yet: importing the reference data (first start)");
-    const { candidate, report } = await buildCandidate("reference", [], deps.config.dataDir);
+    const { candidate, report } = await buildCandidate("reference", [], deps);
     const result = await importDataset(deps, candidate, {
       holder: "first-start",
       snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,

@@ -1,158 +1,93 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import type { Db } from "../db/db.ts";
 import { AppError } from "../errors.ts";
 import type { MaterialisedDataset } from "./importers/demo.ts";
-import { digestOf, RESOURCE_LANGUAGES, type ResourceFiles, type ResourceSet } from "./importers/libphonenumber-files.ts";
+import { digestOf, type ResourceSet } from "./importers/libphonenumber-files.ts";
 import type { ImportedCarrierData } from "./importers/reference.ts";
-import { readNanpa, withNanpa, type NanpaFile } from "./importers/nanpa.ts";
+import { readNanpa, withNanpa, type NanpaFile, type NanpaRanges } from "./importers/nanpa.ts";
+import { adoptLegacySources, BLOCKS_FILE, CO_FILE, type LegacyDeps } from "./legacy-sources.ts";
+import { clearSourceSet, currentSourceSet, readCurrentSourceSet, storeSourceSet, type SourceSet, type SourceSetInfo } from "./source-sets.ts";
 
 /**
- * Source files an operator loads into this installation (docs/catalog.md "NANP coverage"): kept under
- * DATA_DIR/catalog-sources/ so every later reference, mixed or demo import still includes them (a
- * re-import without them would remove their ranges). Only files that passed validation are stored.
+ * Source files an operator loads into this installation (docs/catalog.md "Loaded source files"):
+ * NANPA's reports (`import nanpa`) and a libphonenumber release's resource files (`import carriers`).
+ * Only files that passed validation are stored, in the database (source-sets.ts), so every later
+ * reference, mixed or demo import, on whichever instance it runs, still includes them (a re-import
+ * without them would remove their ranges), and every instance's lookups read the same geo data.
  */
 
-const nanpaDir = (dataDir: string) => join(dataDir, "catalog-sources", "nanpa");
-const CO_FILE = "central-office-codes.txt";
-const BLOCKS_FILE = "thousands-blocks.txt";
+export type LocalSourceDeps = LegacyDeps;
 
 function readInput(path: string): NanpaFile {
   if (!existsSync(path)) throw new AppError("INVALID_DATASET", `${path}: no such file`);
   return { path, content: readFileSync(path) };
 }
 
-/** Validates and stores NANPA's reports (replacing earlier ones); without a block report, an earlier one is removed. */
-export function storeNanpa(dataDir: string, coPath: string, blocksPath: string | null): void {
+/**
+ * Validates and stores NANPA's reports as the set in use (replacing earlier ones); without a block
+ * report, an earlier one is no longer used.
+ */
+export async function storeNanpa(deps: LocalSourceDeps, coPath: string, blocksPath: string | null): Promise<void> {
   const co = readInput(coPath);
   const blocks = blocksPath ? readInput(blocksPath) : null;
-  readNanpa(co, blocks); // throws INVALID_DATASET listing every problem; nothing is stored then
-  const dir = nanpaDir(dataDir);
-  mkdirSync(dir, { recursive: true });
-  const put = (name: string, content: Buffer) => {
-    // Write then rename: a reader never sees half a file.
-    writeFileSync(join(dir, `${name}.tmp`), content);
-    renameSync(join(dir, `${name}.tmp`), join(dir, name));
-  };
-  put(CO_FILE, co.content);
-  if (blocks) put(BLOCKS_FILE, blocks.content);
-  else rmSync(join(dir, BLOCKS_FILE), { force: true });
+  const nanpa = readNanpa(co, blocks); // throws INVALID_DATASET listing every problem; nothing is stored then
+  // Stored under fixed names: the source's file list names them so, whatever the input files were called.
+  const files = new Map([[CO_FILE, co.content]]);
+  if (blocks) files.set(BLOCKS_FILE, blocks.content);
+  await storeSourceSet(deps.db, deps.clock, { kind: "nanpa", digest: digestOf(files), version: nanpa.source.version, release: null, files });
+}
+
+/** The NANPA set as the importer reads it (as stored: validated then). */
+function nanpaOf(set: SourceSet): NanpaRanges {
+  const file = (name: string) => (set.files.has(name) ? { path: name, content: set.files.get(name)! } : null);
+  return readNanpa(file(CO_FILE)!, file(BLOCKS_FILE));
 }
 
 // --- libphonenumber resource files (import carriers) ------------------------------------------------
 
-/**
- * DATA_DIR/catalog-sources/libphonenumber/: `sets/<digest>/` holds one validated set of resource files
- * (`carrier/en/86.txt` …, as under the release's resources/), `current.json` names the set in use.
- * A set is written under a temporary name and renamed into place, then the pointer is replaced by
- * rename: a reader (the lookup's geocoding in a serving process) never sees half a set. The set that
- * was current before stays on disk until the next store, for a process still reading it.
- */
-const carriersDir = (dataDir: string) => join(dataDir, "catalog-sources", "libphonenumber");
-const POINTER = "current.json";
-
-export interface StoredCarrierSet {
-  /** The set's folder (its files as under resources/). */
-  dir: string;
-  digest: string;
-  version: string;
-  release: string | null;
+/** The libphonenumber set in use (its description), or null: the packaged data. */
+export async function currentCarrierSet(db: Db): Promise<SourceSetInfo | null> {
+  return (await currentSourceSet(db, "libphonenumber")) ?? null;
 }
 
-function writeAtomically(path: string, content: string | Buffer): void {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, content);
-  renameSync(tmp, path);
-}
-
-/**
- * The set in use, or null (the packaged data). A pointer naming no readable set also reads as null
- * here (the lookups then answer from the package); an import refuses it (storedCarrierData).
- */
-export function storedCarrierSet(dataDir: string | undefined): StoredCarrierSet | null {
-  if (!dataDir) return null;
-  const pointer = join(carriersDir(dataDir), POINTER);
-  if (!existsSync(pointer)) return null;
-  try {
-    const { digest, version, release } = JSON.parse(readFileSync(pointer, "utf8")) as Omit<StoredCarrierSet, "dir">;
-    const dir = join(carriersDir(dataDir), "sets", String(digest));
-    return /^[0-9a-f]{64}$/.test(String(digest)) && existsSync(dir) ? { dir, digest, version, release } : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Reads a stored set's files back (they were validated when stored), keyed as under resources/. */
-export function readCarrierSet(set: StoredCarrierSet): ResourceFiles {
-  const files: ResourceFiles = new Map();
-  for (const kind of ["carrier", "geocoding"]) {
-    for (const language of RESOURCE_LANGUAGES) {
-      const dir = join(set.dir, kind, language);
-      if (!existsSync(dir)) continue;
-      for (const name of readdirSync(dir).sort()) files.set(`${kind}/${language}/${name}`, readFileSync(join(dir, name)));
-    }
-  }
-  const zones = join(set.dir, "timezones", "map_data.txt");
-  if (existsSync(zones)) files.set("timezones/map_data.txt", readFileSync(zones));
-  if (digestOf(files) !== set.digest) throw new AppError("INVALID_DATASET", `${set.dir}: the stored libphonenumber files were changed on disk (checksum mismatch); run ir21-server import carriers again, or with --reset`);
-  return files;
-}
-
-/** The stored set's files for the reference importer, or null (the packaged data is used). */
-export function storedCarrierData(dataDir: string | undefined): ImportedCarrierData | null {
-  const set = storedCarrierSet(dataDir);
-  if (!set && dataDir && existsSync(join(carriersDir(dataDir), POINTER))) {
-    // Never fall back to the packaged data silently: that would undo the operator's load.
-    throw new AppError("INVALID_DATASET", `${join(carriersDir(dataDir), POINTER)} names no readable set of libphonenumber files; run ir21-server import carriers again, or with --reset`);
-  }
-  return set ? { files: readCarrierSet(set), version: set.version, release: set.release } : null;
-}
-
-/** Removes every stored set except those named. */
-function pruneSets(dataDir: string, keep: Set<string>): void {
-  const sets = join(carriersDir(dataDir), "sets");
-  if (!existsSync(sets)) return;
-  for (const name of readdirSync(sets)) if (!keep.has(name) && !name.includes(".tmp-")) rmSync(join(sets, name), { recursive: true, force: true });
+/** The libphonenumber set in use with its files (keyed as under resources/), or null: the packaged data. */
+export async function currentCarrierFiles(db: Db): Promise<SourceSet | null> {
+  return (await readCurrentSourceSet(db, "libphonenumber")) ?? null;
 }
 
 /** Stores a validated set and makes it the one in use (replacing an earlier one). */
-export function storeCarrierSet(dataDir: string, set: ResourceSet): StoredCarrierSet {
-  const root = carriersDir(dataDir);
-  const previous = storedCarrierSet(dataDir);
-  const dir = join(root, "sets", set.digest);
-  if (!existsSync(dir)) {
-    const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-    for (const [path, content] of set.files) {
-      mkdirSync(dirname(join(tmp, path)), { recursive: true });
-      writeFileSync(join(tmp, path), content);
-    }
-    try {
-      renameSync(tmp, dir);
-    } catch (error) {
-      // Another import stored the same set meanwhile: same digest, same files.
-      rmSync(tmp, { recursive: true, force: true });
-      if (!existsSync(dir)) throw error;
-    }
-  }
-  writeAtomically(join(root, POINTER), JSON.stringify({ digest: set.digest, version: set.version, release: set.release }, null, 2));
-  pruneSets(dataDir, new Set([set.digest, ...(previous ? [previous.digest] : [])]));
-  return { dir, digest: set.digest, version: set.version, release: set.release };
+export async function storeCarrierSet(deps: LocalSourceDeps, set: ResourceSet): Promise<void> {
+  await storeSourceSet(deps.db, deps.clock, { kind: "libphonenumber", digest: set.digest, version: set.version, release: set.release, files: set.files });
 }
 
-/** Goes back to the packaged data: the pointer is removed (the last set stays until the next store). */
-export function resetCarrierSet(dataDir: string): StoredCarrierSet | null {
-  const previous = storedCarrierSet(dataDir);
-  rmSync(join(carriersDir(dataDir), POINTER), { force: true });
-  pruneSets(dataDir, new Set(previous ? [previous.digest] : []));
-  return previous;
+/** Goes back to the packaged data; returns the set that was in use, or null. */
+export async function resetCarrierSet(deps: LocalSourceDeps): Promise<SourceSetInfo | null> {
+  return (await clearSourceSet(deps.db, deps.clock, "libphonenumber")) ?? null;
 }
 
-/** The dataset with every stored local source applied (unchanged when none is stored). */
-export function withLocalSources(dataset: MaterialisedDataset, dataDir: string | undefined): MaterialisedDataset {
-  if (!dataDir) return dataset;
-  const dir = nanpaDir(dataDir);
-  if (!existsSync(join(dir, CO_FILE))) return dataset;
-  const co = { path: join(dir, CO_FILE), content: readFileSync(join(dir, CO_FILE)) };
-  const blocks = existsSync(join(dir, BLOCKS_FILE)) ? { path: join(dir, BLOCKS_FILE), content: readFileSync(join(dir, BLOCKS_FILE)) } : null;
-  return withNanpa(dataset, readNanpa(co, blocks));
+// --- imports ---------------------------------------------------------------------------------------
+
+/** What the loaded files contribute to an import. */
+export interface LocalSources {
+  /** Replaces the packaged carrier data of reference and mixed imports. */
+  carriers: ImportedCarrierData | null;
+  /** Added to reference, mixed and demo imports. */
+  nanpa: NanpaRanges | null;
+}
+
+export const NO_LOCAL_SOURCES: LocalSources = { carriers: null, nanpa: null };
+
+/** The loaded files in use, from the database (adopting an older version's DATA_DIR files first). */
+export async function loadLocalSources(deps: LocalSourceDeps): Promise<LocalSources> {
+  await adoptLegacySources(deps);
+  const [carriers, nanpa] = [await readCurrentSourceSet(deps.db, "libphonenumber"), await readCurrentSourceSet(deps.db, "nanpa")];
+  return {
+    carriers: carriers ? { files: carriers.files, version: carriers.version ?? `sha256:${carriers.digest.slice(0, 16)}`, release: carriers.release } : null,
+    nanpa: nanpa ? nanpaOf(nanpa) : null,
+  };
+}
+
+/** The dataset with the loaded NANPA ranges applied (unchanged when none are loaded). */
+export function withLocalSources(dataset: MaterialisedDataset, local: LocalSources): MaterialisedDataset {
+  return local.nanpa ? withNanpa(dataset, local.nanpa) : dataset;
 }

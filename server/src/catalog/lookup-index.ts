@@ -20,7 +20,7 @@ export interface LookupIndex {
   networksByOperator: Map<string, Network[]>;
   /** The serialised answers of this version: range parts built once per range and projection. */
   answers: NumberAnswers;
-  /** The location and time-zone data lookups of this version read (the files in DATA_DIR when it was built). */
+  /** The location and time-zone data lookups of this version read (the files in use when it was built). */
   geo: GeoData;
 }
 
@@ -106,8 +106,6 @@ function coverOf(range: NumberRange): string[] {
 const RECORDS_PER_SLICE = 2_000;
 
 export interface BuildOptions {
-  /** DATA_DIR: the libphonenumber files `import carriers` stored there, if any, give the index its geo data. */
-  dataDir?: string;
   /**
    * Called every {@link RECORDS_PER_SLICE} records: by default the next event-loop turn, so that a
    * build (at start, or for a new dataset version) does not hold up other requests while it runs.
@@ -125,7 +123,8 @@ export async function buildLookupIndex(db: Db, seq: number, options: BuildOption
     networksByPlmn: new Map<string, Network>(),
     operators: new Map<string, Operator>(),
     networksByOperator: new Map<string, Network[]>(),
-    geo: geoDataOf(options.dataDir),
+    // The libphonenumber files `import carriers` stored in the database, if any, give the index its geo data.
+    geo: await geoDataOf(db),
   } as LookupIndex;
   index.answers = new NumberAnswers(index);
   let read = 0;

@@ -4,8 +4,9 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Network } from "../contract/catalog.ts";
+import type { Db } from "../db/db.ts";
 import { parsePrefixFile } from "./importers/libphonenumber-files.ts";
-import { storedCarrierSet } from "./local-sources.ts";
+import { currentCarrierFiles, currentCarrierSet } from "./local-sources.ts";
 
 /**
  * Location and time zones of a number from Google libphonenumber's geocoding and time-zone data: the
@@ -32,10 +33,15 @@ function resourceRoot(): string {
   return (resources = join(dir, "resources"));
 }
 
-/** A set of libphonenumber files loaded by `import carriers` (its files as under resources/). */
+/**
+ * A set of libphonenumber files loaded by `import carriers`: its geocoding and time-zone files, keyed
+ * as under resources/ (`geocoding/en/86.txt`), in memory as read from the database (`files`,
+ * {@link geoDataOf}) or in a folder laid out as resources/ (`dir`: tests with hand-written files).
+ */
 interface ImportedSet {
-  dir: string;
   digest: string;
+  files?: ReadonlyMap<string, Buffer>;
+  dir?: string;
   geocoding: boolean;
   timezones: boolean;
 }
@@ -95,7 +101,7 @@ export interface NumberLocation {
 /**
  * The location and time-zone data of one choice of files: a stored set's (`imported`), or the
  * package's (null). Each file is read once, on first use (or by {@link GeoData.warm}), and kept.
- * A lookup index holds the GeoData of the files in DATA_DIR when it was built ({@link geoDataOf}).
+ * A lookup index holds the GeoData of the files in use when it was built ({@link geoDataOf}).
  */
 export class GeoData {
   readonly #files = new Map<string, PrefixFile>();
@@ -172,33 +178,36 @@ export class GeoData {
     return file;
   }
 
-  /** The path of a file, or null when it does not exist (an empty map then). */
-  #pathOf(relative: string): string | null {
-    const path = join(relative.endsWith(".txt") ? this.imported!.dir : resourceRoot(), relative);
+  /** The path of one of the package's files, or null when it does not exist (an empty map then). */
+  #packagedPath(relative: string): string | null {
+    const path = join(resourceRoot(), relative);
     return existsSync(path) ? path : null;
   }
 
-  /** A text file of a loaded set as a prefix map (calling code stripped when given, as the package's keys are). */
-  #parseText(relative: string, text: string): Map<string, string> {
+  /** A text file of a loaded set as a prefix map (calling code stripped when given, as the package's keys are); empty when the set lacks it. */
+  #parseText(relative: string): Map<string, string> {
+    const { files, dir } = this.imported!;
+    const content = files ? files.get(relative) : dir && existsSync(join(dir, relative)) ? readFileSync(join(dir, relative)) : undefined;
+    if (!content) return new Map();
     // Validated when stored; a line that is not prefix|value is skipped here.
-    const parsed = parsePrefixFile(relative, text, []);
+    const parsed = parsePrefixFile(relative, content.toString("utf8"), []);
     const cc = /^geocoding\/\w+\/(\d+)\.txt$/.exec(relative)?.[1];
     return cc ? new Map([...parsed].map(([prefix, value]) => [prefix.slice(cc.length), value])) : parsed;
   }
 
   /** A BSON map of the package, or a text file of a loaded set. */
   #load(relative: string): Map<string, string> {
-    const path = this.#pathOf(relative);
+    if (relative.endsWith(".txt")) return this.#parseText(relative);
+    const path = this.#packagedPath(relative);
     if (!path) return new Map();
-    if (relative.endsWith(".txt")) return this.#parseText(relative, readFileSync(path, "utf8"));
     return new Map(Object.entries(deserialize(readFileSync(path)) as Record<string, string>));
   }
 
   /** {@link GeoData.#load} with the reading asynchronous and the Map built a slice at a time. */
   async #loadInSlices(relative: string, pause: Pause): Promise<Map<string, string>> {
-    const path = this.#pathOf(relative);
+    if (relative.endsWith(".txt")) return this.#parseText(relative);
+    const path = this.#packagedPath(relative);
     if (!path) return new Map();
-    if (relative.endsWith(".txt")) return this.#parseText(relative, await readFile(path, "utf8"));
     const bytes = await readFile(path);
     await pause();
     const entries = Object.entries(deserialize(bytes) as Record<string, string>);
@@ -214,18 +223,27 @@ export class GeoData {
 let shared: GeoData | null = null;
 
 /**
- * The GeoData of the libphonenumber files stored in DATA_DIR by `import carriers` (or of the
- * package's when none are): the same object, with the files it has loaded, for as long as the stored
- * set does not change. Called when a lookup index is built (lookup-index.ts): every import of the
- * files makes a new dataset version (their checksums are source metadata), so a running server
- * follows an import made by the CLI with its next index. A set without geocoding (or time-zone) files
- * leaves that part on the package.
+ * The GeoData of the libphonenumber files `import carriers` stored in the database (or of the
+ * package's when none are): the same object, with the files it has loaded, for as long as the set in
+ * use does not change. Called when a lookup index is built (lookup-index.ts): every import of the
+ * files makes a new dataset version (their checksums are source metadata), so every instance follows
+ * an import made anywhere with its next index. A set without geocoding (or time-zone) files leaves
+ * that part on the package. Stored files that fail their checksum leave the lookups on the package
+ * (imports refuse them), and are read again at the next build.
  */
-export function geoDataOf(dataDir: string | undefined): GeoData {
-  const set = storedCarrierSet(dataDir);
-  if (shared && (set?.digest ?? null) === (shared.imported?.digest ?? null)) return shared;
+export async function geoDataOf(db: Db): Promise<GeoData> {
+  const digest = (await currentCarrierSet(db))?.digest ?? null;
+  if (shared && digest === (shared.imported?.digest ?? null)) return shared;
+  let set: Awaited<ReturnType<typeof currentCarrierFiles>>;
+  try {
+    set = digest ? await currentCarrierFiles(db) : null;
+  } catch {
+    return new GeoData(null);
+  }
+  // Only what the lookups read is kept: the carrier files are the importer's.
+  const files = new Map([...(set?.files ?? [])].filter(([path]) => !path.startsWith("carrier/")));
   shared = new GeoData(
-    set ? { dir: set.dir, digest: set.digest, geocoding: existsSync(join(set.dir, "geocoding")), timezones: existsSync(join(set.dir, "timezones", "map_data.txt")) } : null,
+    set ? { digest: set.digest, files, geocoding: [...files.keys()].some((path) => path.startsWith("geocoding/")), timezones: files.has("timezones/map_data.txt") } : null,
   );
   return shared;
 }

@@ -23,7 +23,7 @@ export function catalogJobs(deps: AppDeps, settings: CatalogSettings): PeriodicJ
       name: "catalog.import",
       schedule: settings.schedule,
       async run() {
-        const { candidate } = await buildCandidate(settings.mode, settings.folder ? [settings.folder] : [], deps.config.dataDir);
+        const { candidate } = await buildCandidate(settings.mode, settings.folder ? [settings.folder] : [], deps);
         const result = await importDataset(deps, candidate, { holder: "schedule", snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot` });
         deps.log.info({ mode: settings.mode, created: result.created, version: result.version, events: result.events }, "scheduled catalogue import");
       },

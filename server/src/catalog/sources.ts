@@ -3,7 +3,7 @@ import { readIr21Documents, ir21Dataset, mixedDataset } from "./importers/ir21.t
 import { demoDataset } from "./importers/demo.ts";
 import { referenceDataset, type ReferenceReport } from "./importers/reference.ts";
 import { withDataVersions } from "./importers/data-versions.ts";
-import { storedCarrierData, withLocalSources } from "./local-sources.ts";
+import { loadLocalSources, NO_LOCAL_SOURCES, withLocalSources, type LocalSourceDeps } from "./local-sources.ts";
 import type { CandidateDataset } from "./records.ts";
 
 export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
@@ -16,22 +16,24 @@ export async function buildCandidate(
   mode: ImportMode,
   paths: string[] = [],
   /**
-   * DATA_DIR: where loaded source files are kept: NANPA reports apply to reference, mixed and demo
-   * imports; libphonenumber files (import carriers) replace the packaged carrier data of reference and mixed.
+   * The installation whose loaded source files (local-sources.ts, in its database) apply: NANPA reports
+   * to reference, mixed and demo imports; libphonenumber files (import carriers) replace the packaged
+   * carrier data of reference and mixed. Without it, none do.
    */
-  dataDir?: string,
+  installation?: LocalSourceDeps,
 ): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; unmodelled?: string[] }> {
-  if (mode === "demo") return { candidate: withLocalSources(demoDataset(), dataDir), report: null };
+  // Documents first: a bad document fails fast, before anything else is read.
+  const documents = mode === "ir21" || mode === "mixed" ? readIr21Documents(paths) : [];
+  const local = installation ? await loadLocalSources(installation) : NO_LOCAL_SOURCES;
+  if (mode === "demo") return { candidate: withLocalSources(demoDataset(), local), report: null };
   if (mode === "reference") {
-    const { candidate, report } = await referenceDataset({ carriers: storedCarrierData(dataDir) });
-    return { candidate: withLocalSources({ ...candidate, sources: withDataVersions(candidate.sources) }, dataDir), report };
+    const { candidate, report } = await referenceDataset({ carriers: local.carriers });
+    return { candidate: withLocalSources({ ...candidate, sources: withDataVersions(candidate.sources) }, local), report };
   }
-  // Documents first: a bad document fails fast, before the reference packages are read.
-  const documents = readIr21Documents(paths);
-  const read = await referenceDataset({ carriers: storedCarrierData(dataDir) });
+  const read = await referenceDataset({ carriers: local.carriers });
   const built = { ...read, candidate: { ...read.candidate, sources: withDataVersions(read.candidate.sources) } };
   const report = built.report;
-  const reference = mode === "mixed" ? withLocalSources(built.candidate, dataDir) : built.candidate;
+  const reference = mode === "mixed" ? withLocalSources(built.candidate, local) : built.candidate;
   return {
     candidate: mode === "ir21" ? ir21Dataset(documents, reference) : mixedDataset(documents, reference),
     report: mode === "mixed" ? report : null,

@@ -142,4 +142,35 @@ export interface CatalogTables {
   catalog_capabilities: CapabilityTable;
   catalog_changes: ChangeTable;
   catalog_import_lock: ImportLockTable;
+  catalog_source_sets: SourceSetTable;
+  catalog_source_files: SourceFileTable;
+  catalog_source_current: SourceCurrentTable;
+}
+
+/** A validated set of operator-loaded source files (0111_catalog_source_sets, source-sets.ts). */
+export interface SourceSetTable {
+  kind: string;
+  digest: string;
+  version: string | null;
+  release_name: string | null;
+  files: number;
+  /** The files' size uncompressed. */
+  bytes: number;
+  stored_at: number;
+}
+
+/** One part (at most 512 KiB) of one gzip-compressed file of a set. */
+export interface SourceFileTable {
+  kind: string;
+  digest: string;
+  path: string;
+  part: number;
+  content: Buffer;
+}
+
+/** The set in use per kind; digest null: the packaged data. */
+export interface SourceCurrentTable {
+  kind: string;
+  digest: string | null;
+  changed_at: number;
 }

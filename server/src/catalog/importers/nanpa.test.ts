@@ -58,6 +58,8 @@ describe("NANPA reports", () => {
     try {
       await expect(runNanpaImport(server.deps, bad, null)).rejects.toMatchObject({ code: "INVALID_DATASET" });
       expect(existsSync(join(server.deps.config.dataDir, "catalog-sources", "nanpa"))).toBe(false);
+      expect(await server.deps.db.selectFrom("catalog_source_sets").select("digest").execute()).toEqual([]);
+      expect(await server.deps.db.selectFrom("catalog_source_current").select("digest").execute()).toEqual([]);
     } finally {
       await server.close();
     }

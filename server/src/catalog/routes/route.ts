@@ -115,13 +115,13 @@ const lookupIndexes = new WeakMap<AppDeps, LookupIndexes>();
 function indexesOf(deps: AppDeps): LookupIndexes {
   let indexes = lookupIndexes.get(deps);
   if (!indexes) {
-    indexes = new LookupIndexes(deps.db, { dataDir: deps.config.dataDir });
+    indexes = new LookupIndexes(deps.db);
     lookupIndexes.set(deps, indexes);
   }
   return indexes;
 }
 
-/** The pinned version's lookup index (with the geo data of the files in DATA_DIR when it was built). */
+/** The pinned version's lookup index (with the geo data of the files in use when it was built). */
 const lookupIndexOf = (deps: AppDeps, seq: number): Promise<LookupIndex> => indexesOf(deps).at(seq);
 
 /** The calling codes whose geocoding files are large (+86: 8 MB in two languages): loaded by the warm-up. */
