@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../testing/index.ts";
-import { FIXTURE_ROOT } from "../testing/libphonenumber-archives.ts";
+import { FIXTURE_ROOT, fixtureVariant } from "../testing/libphonenumber-archives.ts";
 import { readChangesAfter } from "./changes.ts";
 import { runCarriersImport, runImport, runNanpaImport } from "./commands.ts";
 import { RESOURCE_LIMITS } from "./importers/libphonenumber-files.ts";
@@ -65,20 +65,7 @@ const scheduledImport = (server: TestServer) =>
     .run();
 
 /** A copy of the carrier fixture under another release name, with lines replaced. */
-function variant(release: string, edits: Record<string, [string, string][]>): string {
-  const root = join(dir, `libphonenumber-${release}`);
-  cpSync(FIXTURE_ROOT, root, { recursive: true });
-  for (const [file, replacements] of Object.entries(edits)) {
-    const path = join(root, "resources", file);
-    let text = readFileSync(path, "utf8");
-    for (const [from, to] of replacements) {
-      expect(text).toContain(from);
-      text = text.replace(from, to);
-    }
-    writeFileSync(path, text);
-  }
-  return root;
-}
+const variant = (release: string, edits: Record<string, [string, string][]>) => fixtureVariant(dir, release, edits);
 
 describe("loaded source files shared by instances", () => {
   it("import carriers through A: B's reference and scheduled imports keep the ranges, B answers location and time zones from the set", async () => {

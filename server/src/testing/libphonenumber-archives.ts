@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -12,6 +12,26 @@ import { pack } from "tar-stream";
  */
 
 export const FIXTURE_ROOT = fileURLToPath(new URL("../catalog/importers/fixtures/libphonenumber/libphonenumber-9.0.20/", import.meta.url));
+
+/**
+ * A copy of the fixture under `dir/libphonenumber-<release>`, with lines of its resource files
+ * replaced (`{"carrier/en/233.txt": [[from, to]]}`); each `from` must be in its file, so a fixture
+ * edit that drops a line the test relies on fails here rather than passing unnoticed.
+ */
+export function fixtureVariant(dir: string, release: string, edits: Record<string, [string, string][]>): string {
+  const root = join(dir, `libphonenumber-${release}`);
+  cpSync(FIXTURE_ROOT, root, { recursive: true });
+  for (const [file, replacements] of Object.entries(edits)) {
+    const path = join(root, "resources", file);
+    let text = readFileSync(path, "utf8");
+    for (const [from, to] of replacements) {
+      if (!text.includes(from)) throw new Error(`fixture ${file} has no ${JSON.stringify(from)}`);
+      text = text.replace(from, to);
+    }
+    writeFileSync(path, text);
+  }
+  return root;
+}
 
 /** Every file of a folder as archive entries under `prefix` (`libphonenumber-9.0.20/…`). */
 export function entriesOf(folder: string, prefix: string): [string, Buffer][] {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import SQLite from "better-sqlite3";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,7 @@ import { readChangesAfter } from "../changes.ts";
 import { runCarriersImport, runImport } from "../commands.ts";
 import { currentCarrierSet } from "../local-sources.ts";
 import { currentVersion, listVersions } from "../versions.ts";
-import { entriesOf, FIXTURE_ROOT, tarGz, zip } from "../../testing/libphonenumber-archives.ts";
+import { entriesOf, FIXTURE_ROOT, fixtureVariant, tarGz, zip } from "../../testing/libphonenumber-archives.ts";
 
 /**
  * `ir21-server import carriers` end to end through the real server (docs/catalog.md "Carrier data from
@@ -45,21 +45,8 @@ const source = (m: { sources: { id: string }[] }, id: string) => m.sources.find(
 const eventsOf = async (version: string) =>
   (await readChangesAfter(server.deps.db, 0, 100_000)).map((e) => e.event).filter((e) => e.dataset_version === version);
 
-/** A copy of the fixture under another release name, with some lines replaced. */
-function variant(release: string, edits: Record<string, [string, string][]>): string {
-  const root = join(dir, `libphonenumber-${release}`);
-  cpSync(FIXTURE_ROOT, root, { recursive: true });
-  for (const [file, replacements] of Object.entries(edits)) {
-    const path = join(root, "resources", file);
-    let text = readFileSync(path, "utf8");
-    for (const [from, to] of replacements) {
-      expect(text).toContain(from);
-      text = text.replace(from, to);
-    }
-    writeFileSync(path, text);
-  }
-  return root;
-}
+/** A copy of the carrier fixture under another release name, with lines replaced. */
+const variant = (release: string, edits: Record<string, [string, string][]>) => fixtureVariant(dir, release, edits);
 
 describe("import carriers", () => {
   it("replaces holders, location and time zones; states version and freshness; identical re-imports are no-ops; a change is a diff; --reset goes back", async () => {
