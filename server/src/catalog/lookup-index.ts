@@ -1,5 +1,6 @@
 import type { Network, NumberRange, Operator } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
+import type { Logger } from "../log.ts";
 import { networks, numberRanges, operators } from "./entities.ts";
 import { NumberAnswers } from "./lookup-answers.ts";
 import { geoDataOf, nextTurn, type GeoData, type Pause } from "./number-geo.ts";
@@ -111,6 +112,8 @@ export interface BuildOptions {
    * build (at start, or for a new dataset version) does not hold up other requests while it runs.
    */
   pause?: Pause;
+  /** Where a build reports what it could not read (stored geo files: {@link geoDataOf}). */
+  log?: Pick<Logger, "warn">;
 }
 
 /** Reads one version into memory: about 30 ms per thousand ranges, in slices (`options.pause`). */
@@ -124,7 +127,7 @@ export async function buildLookupIndex(db: Db, seq: number, options: BuildOption
     operators: new Map<string, Operator>(),
     networksByOperator: new Map<string, Network[]>(),
     // The libphonenumber files `import carriers` stored in the database, if any, give the index its geo data.
-    geo: await geoDataOf(db),
+    geo: await geoDataOf(db, options.log),
   } as LookupIndex;
   index.answers = new NumberAnswers(index);
   let read = 0;

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Network } from "../contract/catalog.ts";
 import type { Db } from "../db/db.ts";
+import type { Logger } from "../log.ts";
 import { parsePrefixFile } from "./importers/libphonenumber-files.ts";
 import { currentCarrierFiles, currentCarrierSet } from "./local-sources.ts";
 
@@ -229,15 +230,17 @@ let shared: GeoData | null = null;
  * files makes a new dataset version (their checksums are source metadata), so every instance follows
  * an import made anywhere with its next index. A set without geocoding (or time-zone) files leaves
  * that part on the package. Stored files that fail their checksum leave the lookups on the package
- * (imports refuse them), and are read again at the next build.
+ * (imports refuse them), with a warning in `log`, and are read again at the next build.
  */
-export async function geoDataOf(db: Db): Promise<GeoData> {
+export async function geoDataOf(db: Db, log?: Pick<Logger, "warn">): Promise<GeoData> {
   const digest = (await currentCarrierSet(db))?.digest ?? null;
   if (shared && digest === (shared.imported?.digest ?? null)) return shared;
   let set: Awaited<ReturnType<typeof currentCarrierFiles>>;
   try {
     set = digest ? await currentCarrierFiles(db) : null;
-  } catch {
+  } catch (err) {
+    // Answers stay up, from the package's data; the operator learns why they differ from the loaded set.
+    log?.warn({ err, digest }, "stored libphonenumber files unreadable: location and time zones from the packaged data until the next index build");
     return new GeoData(null);
   }
   // Only what the lookups read is kept: the carrier files are the importer's.

@@ -115,7 +115,7 @@ const lookupIndexes = new WeakMap<AppDeps, LookupIndexes>();
 function indexesOf(deps: AppDeps): LookupIndexes {
   let indexes = lookupIndexes.get(deps);
   if (!indexes) {
-    indexes = new LookupIndexes(deps.db);
+    indexes = new LookupIndexes(deps.db, { log: deps.log });
     lookupIndexes.set(deps, indexes);
   }
   return indexes;
