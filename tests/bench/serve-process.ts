@@ -21,12 +21,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `ir21-server serve` on a free loopback port, logging at `warn` (no per-request lines). */
-export async function spawnServe(setup: TestServer, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts `ir21-server serve` on a free loopback port, logging at `warn` (no per-request lines); `bin`
+ * names another checkout's binary (compare-builds.bench.ts).
+ */
+export async function spawnServe(setup: TestServer, env: Record<string, string>, bin = serverBin): Promise<{ child: ChildProcess; url: string }> {
   const config = setup.deps.config;
   const port = await freePort();
   const profileDir = process.env.BENCH_CPU_PROFILE ?? process.env.BENCH_CPU_PROF;
-  const child = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), serverBin, "serve"], {
+  const child = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), bin, "serve"], {
     env: {
       ...process.env,
       ...env,

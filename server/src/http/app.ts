@@ -31,12 +31,10 @@ export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = 
     silent: true,
     onRequest(event) {
       if (logRequests) event.context.startedAt = performance.now();
-      const requestId = requestIdOf(event);
-      event.res.headers.set("x-request-id", requestId);
+      // On every success; an error answer gets both from its renderer (errorResponse, and tRPC's
+      // responseMeta for the errors it answers itself), so nothing is staged on errHeaders per request.
+      event.res.headers.set("x-request-id", requestIdOf(event));
       event.res.headers.set("x-ir21-version", VERSION_LABEL);
-      // Handlers may return a Response with an error status (tRPC does); h3 then uses errHeaders.
-      event.res.errHeaders.set("x-request-id", requestId);
-      event.res.errHeaders.set("x-ir21-version", VERSION_LABEL);
       assertBodySize(event, deps.config.bodyLimitBytes);
       refuseCrossSiteCookieWrite(event, deps.config);
     },

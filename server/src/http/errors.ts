@@ -4,6 +4,7 @@ import { ERROR_CODES, isErrorCode, type ErrorCode } from "../contract/errors.ts"
 import type { ErrorBody } from "../contract/envelope.ts";
 import { AppError } from "../errors.ts";
 import { requestIdOf } from "./request-id.ts";
+import { VERSION_LABEL } from "../version.ts";
 
 export interface ContractError {
   status: number;
@@ -115,10 +116,11 @@ export function toContractError(error: unknown): ContractError {
 }
 
 /**
- * The HTTP response for a contract error: exactly {code, message, request_id}, never cached. It
- * carries the headers a handler staged for error answers on `event.res.errHeaders` (h3 does not merge
- * them into a Response returned by onError; e.g. the RateLimit fields of an admitted /v1 query that
- * then failed), then the error's own (Retry-After), which win.
+ * The HTTP response for a contract error: exactly {code, message, request_id}, never cached, with the
+ * request id and the server's version as on every answer. It carries the headers a handler staged for
+ * error answers on `event.res.errHeaders` (h3 does not merge them into a Response returned by onError;
+ * e.g. the RateLimit fields of an admitted /v1 query that then failed), then the error's own
+ * (Retry-After), which win.
  */
 export function errorResponse(event: H3Event, error: ContractError): Response {
   const body: ErrorBody = { code: error.code, message: error.message, request_id: requestIdOf(event) };
@@ -127,6 +129,7 @@ export function errorResponse(event: H3Event, error: ContractError): Response {
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
     "x-request-id": body.request_id,
+    "x-ir21-version": VERSION_LABEL,
     ...error.headers,
   })) headers.set(name, value);
   return new Response(JSON.stringify(body), { status: error.status, headers });

@@ -28,19 +28,27 @@ export async function meteredQuery<T>(
   });
   const request = { access, ip: clientIp(event, deps.config), endpoint, cost: options.cost };
   const { headers } = await deps.metering.admit(request);
-  // On the answer whatever it turns out to be: a query that fails after admission still counted
-  // (errHeaders are what the error renderer sends, see errorResponse).
-  for (const name in headers) {
-    event.res.headers.set(name, headers[name]!);
-    event.res.errHeaders.set(name, headers[name]!);
-  }
+  // On the answer whatever it turns out to be: a query that fails after admission still counted.
+  // A success carries the event's headers; an error answer those staged on errHeaders (errorResponse),
+  // which are staged only when the query fails, not on every request.
+  for (const name in headers) event.res.headers.set(name, headers[name]!);
   let result: T;
   try {
     result = await run(access);
   } catch (error) {
+    stageForErrorAnswer(event, headers);
     await deps.metering.settle({ ...request, status: toContractError(error).status });
     throw error;
   }
-  await deps.metering.settle({ ...request, status: result instanceof Response ? result.status : 200 });
+  try {
+    await deps.metering.settle({ ...request, status: result instanceof Response ? result.status : 200 });
+  } catch (error) {
+    stageForErrorAnswer(event, headers);
+    throw error;
+  }
   return result;
+}
+
+function stageForErrorAnswer(event: H3Event, headers: Record<string, string>): void {
+  for (const name in headers) event.res.errHeaders.set(name, headers[name]!);
 }

@@ -149,6 +149,28 @@ describe("tRPC mount", () => {
   });
 });
 
+describe("headers every answer carries", () => {
+  it("X-Request-Id and X-Ir21-Version on successes and on errors of every kind, RateLimit on a /v1 query that failed", async () => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    const answers = {
+      success: await server.fetch("/healthz"),
+      "unknown route": await server.fetch("/no/such/route"),
+      "body too large": await server.fetch("/contact", { method: "POST", headers: { "content-type": "application/json" }, body: "x".repeat(4096) }),
+      "tRPC error": await server.fetch("/trpc/nope.nothing"),
+      "tRPC success": await server.fetch("/trpc/auth.me"),
+      "/v1 query that failed": await server.fetch("/v1/lookup?number=x"),
+      "/v1 method not allowed": await server.fetch("/v1/lookup", { method: "DELETE" }),
+    };
+    for (const [name, response] of Object.entries(answers)) {
+      await response.arrayBuffer();
+      expect(response.headers.get("x-request-id"), name).toMatch(/^req_[0-9a-z]{26}$/);
+      expect(response.headers.get("x-ir21-version")?.split("+")[0], name).toBe(version);
+    }
+    expect([answers["unknown route"].status, answers["body too large"].status, answers["tRPC error"].status, answers["/v1 query that failed"].status]).toEqual([404, 413, 404, 400]);
+    expect(answers["/v1 query that failed"].headers.get("ratelimit")).toMatch(/^"minute";r=\d+;t=\d+$/);
+  });
+});
+
 describe("connections", () => {
   it("keeps idle keep-alive sockets longer than a load balancer's usual 60 s idle timeout", async () => {
     const response = await server.fetch("/healthz");

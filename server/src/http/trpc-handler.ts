@@ -5,6 +5,7 @@ import { appRouter } from "../router.ts";
 import { createContext } from "../trpc/context.ts";
 import { toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
+import { VERSION_LABEL } from "../version.ts";
 
 /**
  * The most calls one /trpc request may batch; a larger batch is refused whole with 400 before any call
@@ -27,7 +28,8 @@ export function trpcHandler(deps: AppDeps) {
       maxBatchSize: MAX_BATCH_CALLS,
       createContext: () => createContext(event, deps),
       responseMeta({ errors }) {
-        const headers = new Headers({ "cache-control": "no-store", "x-request-id": requestIdOf(event) });
+        // h3 sends an error status from tRPC with these alone (it merges the event's headers into successes only).
+        const headers = new Headers({ "cache-control": "no-store", "x-request-id": requestIdOf(event), "x-ir21-version": VERSION_LABEL });
         // Only the error path carries extra headers (Retry-After); take the first error's.
         for (const [name, value] of Object.entries(errors[0] ? toContractError(errors[0]).headers : {})) headers.set(name, value);
         return { headers };

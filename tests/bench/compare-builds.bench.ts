@@ -1,0 +1,115 @@
+/**
+ * Two builds of the server side by side: `pnpm bench compare-builds` with BENCH_AB_BEFORE=<another
+ * checkout's root, built> serves the same database from that checkout's `ir21-server serve` and from
+ * this one's, and loads them in turn, in short rounds (BENCH_AB_ROUNDS, default 8, of
+ * BENCH_AB_SECONDS, default 3, per variant and build; the order alternates each round). On a shared
+ * or virtual machine whose speed drifts over minutes, interleaving at this grain keeps the drift out
+ * of the comparison, which separate `pnpm bench lookup` runs minutes apart cannot. Reported per
+ * variant: each build's server CPU µs per request (or per number for the batch) and req/s, medians
+ * over the rounds, and the median of the per-round after ÷ before ratios.
+ *
+ * Variants: API-key and anonymous GET /v1/lookup (50 connections, the lookup benchmark's 200
+ * numbers), and POST /v1/lookup/batch with 100 of them (8 connections).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
+import { spawnServe } from "./serve-process.ts";
+
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 8);
+const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 3);
+
+/** The process's CPU time (user + system) in µs, from /proc (Linux). */
+function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+interface Variant {
+  name: string;
+  connections: number;
+  /** Units of work a request carries (numbers of a batch). */
+  units: number;
+  requests: autocannon.Request[];
+}
+
+async function load(url: string, pid: number, variant: Variant, seconds: number) {
+  const before = cpuOf(pid);
+  const result = await autocannon({ url, connections: variant.connections, duration: seconds, requests: variant.requests });
+  const after = cpuOf(pid);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variant.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const units = result.requests.total * variant.units;
+  return { cpu_us: (after - before) / units, per_s: units / seconds };
+}
+
+export async function run() {
+  const beforeRoot = process.env.BENCH_AB_BEFORE;
+  if (!beforeRoot) return { skipped: "set BENCH_AB_BEFORE=<root of another checkout, built (server/dist)> to compare its server with this one's" };
+  const limits = { PLAN_FREE_MONTHLY_QUOTA: "1000000000", PLAN_FREE_RATE_LIMIT_PER_MINUTE: "1000000000", ANONYMOUS_RATE_LIMIT_PER_MINUTE: "1000000000" };
+  const setup = await startTestServer({ dataset: "reference", env: limits });
+  const key = await createApiKey(setup, await signIn(setup));
+  const builds = {
+    before: await spawnServe(setup, limits, join(beforeRoot, "server/bin/ir21-server.js")),
+    after: await spawnServe(setup, limits, fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url))),
+  };
+  try {
+    for (const { child, url } of Object.values(builds)) {
+      for (let i = 0; !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
+        if (child.exitCode !== null || i > 600) throw new Error(`a server did not come up (${url})`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
+    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
+    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const gets = (headers: Record<string, string>) => numbers.map((n) => ({ method: "GET" as const, path: `/v1/lookup?number=${encodeURIComponent(n)}`, headers }));
+    const batch = (i: number) => JSON.stringify({ numbers: numbers.slice(i * 100, (i + 1) * 100) });
+    const variants: Variant[] = [
+      { name: "lookup_api_key", connections: 50, units: 1, requests: gets(key.headers) },
+      { name: "lookup_anonymous", connections: 50, units: 1, requests: gets({}) },
+      { name: "batch_api_key", connections: 8, units: 100, requests: [0, 1].map((i) => ({ method: "POST" as const, path: "/v1/lookup/batch", headers: { ...key.headers, "content-type": "application/json" }, body: batch(i) })) },
+    ];
+    // Both builds answer alike (the same bytes but the request id and version header).
+    for (const variant of variants) {
+      const bodies = await Promise.all(
+        Object.values(builds).map(async ({ url }) => {
+          const request = variant.requests[0]!;
+          const response = await fetch(url + request.path, { method: request.method, headers: request.headers as Record<string, string>, body: request.body as string | undefined });
+          return (await response.text()).replace(/"request_id":"[^"]+"/, "");
+        }),
+      );
+      if (bodies[0] !== bodies[1]) throw new Error(`${variant.name}: the two builds answer differently`);
+    }
+    // Warm both (JIT, fragments of every range the numbers reach).
+    for (const variant of variants) for (const { url, child } of Object.values(builds)) await load(url, child.pid!, variant, 1);
+
+    const report: Record<string, unknown> = { rounds: ROUNDS, seconds_each: SECONDS, before: beforeRoot };
+    for (const variant of variants) {
+      const runs = { before: [] as { cpu_us: number; per_s: number }[], after: [] as { cpu_us: number; per_s: number }[] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 ? (["after", "before"] as const) : (["before", "after"] as const);
+        for (const build of order) runs[build].push(await load(builds[build].url, builds[build].child.pid!, variant, SECONDS));
+      }
+      const unit = variant.units > 1 ? "number" : "request";
+      report[variant.name] = {
+        [`cpu_us_per_${unit}`]: { before: r2(median(runs.before.map((r) => r.cpu_us))), after: r2(median(runs.after.map((r) => r.cpu_us))) },
+        [`${unit}s_per_s`]: { before: Math.round(median(runs.before.map((r) => r.per_s))), after: Math.round(median(runs.after.map((r) => r.per_s))) },
+        cpu_after_over_before: r2(median(runs.after.map((r, i) => r.cpu_us / runs.before[i]!.cpu_us))),
+        rate_after_over_before: r2(median(runs.after.map((r, i) => r.per_s / runs.before[i]!.per_s))),
+      };
+    }
+    return report;
+  } finally {
+    for (const { child } of Object.values(builds)) child.kill();
+    await setup.close();
+  }
+}
