@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.ts";
 import { openDatabase, type DatabaseHandle } from "../db/db.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { captureLogs, createTestDatabase, type TestDatabase } from "../testing/index.ts";
+import { createTestDatabase, type TestDatabase } from "../testing/databases.ts";
+import { captureLogs } from "../testing/index.ts";
 import { geoDataOf } from "./number-geo.ts";
 import { storeSourceSet } from "./source-sets.ts";
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { Utf8Builder } from "../utf8-builder.ts";
 import { NumberLookup, PublicNumberLookup, type NumberRange } from "../contract/catalog.ts";
 import type { LookupIndex } from "./lookup-index.ts";
 import { noRangePart, rangePartOf, RANGE_PART_KEYS, type FoundNumber, type NumberPart, type RangePart } from "./lookup.ts";
@@ -40,8 +41,9 @@ const members = (json: string) => json.slice(1, -1);
  * plus a part that depends only on the range it matched and the number's country (holder, operator,
  * current operator, range, networks, primary network: {@link rangePartOf}, the function
  * `lookupNumber` uses). That part is 1.5-2 KB of the full projection; here it goes through the
- * projection's output schema and `JSON.stringify` once per range, country and projection, and each
- * request only parses and serialises its own fields, then splices the two in the schema's key order.
+ * projection's output schema and `JSON.stringify` once per range, country and projection, and is kept
+ * as UTF-8 bytes; each request only parses and serialises its own fields, then splices the two in the
+ * schema's key order into the answer's buffer.
  * The bytes equal `JSON.stringify(schema.parse(lookupNumber(...)))` (lookup-answers.test.ts checks
  * every range of the reference dataset, both projections).
  *
@@ -53,27 +55,42 @@ const members = (json: string) => json.slice(1, -1);
  */
 export class NumberAnswers {
   readonly #segments: Record<Projection, Segment[]> = { full: segmentsOf(NUMBER_ANSWER_SCHEMAS.full), public: segmentsOf(NUMBER_ANSWER_SCHEMAS.public) };
-  /** range → country → projection → serialised range segments, in schema order. */
-  readonly #byRange = new Map<NumberRange, Map<string | null, Record<Projection, string[]>>>();
-  readonly #byReason = new Map<string, Record<Projection, string[]>>();
+  /** range → country → projection → serialised range segments (UTF-8), in schema order. */
+  readonly #byRange = new Map<NumberRange, Map<string | null, Record<Projection, Buffer[]>>>();
+  readonly #byReason = new Map<string, Record<Projection, Buffer[]>>();
 
   constructor(private readonly index: LookupIndex) {}
 
   /**
-   * The `data` of a number's answer as JSON text, in `projection`, as the route's output schema
-   * would give it.
+   * Appends the `data` of a number's answer to `out` as JSON, in `projection`, as the route's output
+   * schema would give it.
    */
-  json(found: FoundNumber, projection: Projection): string {
+  write(found: FoundNumber, projection: Projection, out: Utf8Builder): void {
     const fragments = this.#fragmentsOf(found)[projection];
-    const segments = this.#segments[projection];
-    let out = "{";
+    let first = true;
     let range = 0;
-    for (const segment of segments) {
-      const text = segment.part === "range" ? fragments[range++]! : members(JSON.stringify(segment.schema.parse(found.own as NumberPart)));
-      if (text === "") continue;
-      out += out.length === 1 ? text : "," + text;
+    out.text("{");
+    for (const segment of this.#segments[projection]) {
+      if (segment.part === "range") {
+        const fragment = fragments[range++]!;
+        if (fragment.length === 0) continue;
+        if (!first) out.text(",");
+        out.bytes(fragment);
+      } else {
+        const text = members(JSON.stringify(segment.schema.parse(found.own as NumberPart)));
+        if (text === "") continue;
+        out.text(first ? text : "," + text);
+      }
+      first = false;
     }
-    return out + "}";
+    out.text("}");
+  }
+
+  /** {@link NumberAnswers.write} as a string. */
+  json(found: FoundNumber, projection: Projection): string {
+    const out = new Utf8Builder();
+    this.write(found, projection, out);
+    return out.toString();
   }
 
   /** How many range fragments are built (for the memory figures of docs/performance.md). */
@@ -81,7 +98,7 @@ export class NumberAnswers {
     return this.#byRange.size;
   }
 
-  #fragmentsOf(found: FoundNumber): Record<Projection, string[]> {
+  #fragmentsOf(found: FoundNumber): Record<Projection, Buffer[]> {
     if (found.range === null) {
       let fragments = this.#byReason.get(found.reason);
       if (!fragments) this.#byReason.set(found.reason, (fragments = this.#build(noRangePart(found.reason))));
@@ -95,14 +112,14 @@ export class NumberAnswers {
     return fragments;
   }
 
-  /** The serialised range segments of a range's answers for numbers of `country`, both projections. */
-  fragmentsOf(range: NumberRange, country: string | null): Record<Projection, string[]> {
+  /** The serialised range segments (UTF-8) of a range's answers for numbers of `country`, both projections. */
+  fragmentsOf(range: NumberRange, country: string | null): Record<Projection, Buffer[]> {
     return this.#build(rangePartOf(this.index, range, country));
   }
 
-  #build(part: RangePart): Record<Projection, string[]> {
+  #build(part: RangePart): Record<Projection, Buffer[]> {
     const serialise = (projection: Projection) =>
-      this.#segments[projection].filter((s) => s.part === "range").map((s) => members(JSON.stringify(s.schema.parse(part))));
+      this.#segments[projection].filter((s) => s.part === "range").map((s) => Buffer.from(members(JSON.stringify(s.schema.parse(part)))));
     return { full: serialise("full"), public: serialise("public") };
   }
 }

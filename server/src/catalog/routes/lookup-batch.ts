@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { BatchLookupItemError, NumberLookup, PublicNumberLookup } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { findNumber, lookupNumber } from "../lookup.ts";
+import { findNumber, lookupNumber, type FoundNumber } from "../lookup.ts";
 import { CountryParam } from "./params.ts";
 import { defineRoute } from "./route.ts";
 
@@ -48,22 +48,24 @@ export const lookupBatchRoute = defineRoute({
     };
   },
   // Each number's answer spliced from its range's prebuilt fragment and its own fields, as GET
-  // /v1/lookup does (lookup-answers.ts); the items joined once. The output schema's union takes the
+  // /v1/lookup does (lookup-answers.ts), into one buffer. The output schema's union takes the
   // number answer first, so a number's item is the number schema's text; an error item is parsed by
   // its own schema (lookup-batch-direct.test.ts compares the bytes with `handle` + the union schema).
-  async serialised({ input, lookupIndex }, projection) {
+  async serialised({ input, lookupIndex }, projection, _schema, out) {
     const index = await lookupIndex();
-    let items = "";
-    for (const number of input.numbers) {
-      let item: string;
+    out.text('{"items":[');
+    input.numbers.forEach((number, i) => {
+      if (i > 0) out.text(",");
+      let found: FoundNumber;
       try {
-        item = index.answers.json(findNumber(index, number, input.country), projection);
+        found = findNumber(index, number, input.country);
       } catch (error) {
-        item = JSON.stringify(BatchLookupItemError.parse(itemErrorOf(number, error)));
+        out.text(JSON.stringify(BatchLookupItemError.parse(itemErrorOf(number, error))));
+        return;
       }
-      items += items === "" ? item : "," + item;
-    }
-    return `{"items":[${items}]}`;
+      index.answers.write(found, projection, out);
+    });
+    out.text("]}");
   },
 });
 

@@ -41,9 +41,9 @@ export const lookupRoute = defineRoute({
   },
   // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts);
   // an IMSI's answer the generic way.
-  async serialised({ input, lookupIndex }, projection, schema) {
+  async serialised({ input, lookupIndex }, projection, schema, out) {
     const index = await lookupIndex();
-    if (input.imsi !== undefined) return JSON.stringify(schema.parse(lookupImsi(index, input.imsi)));
-    return index.answers.json(findNumber(index, input.number!, input.country), projection);
+    if (input.imsi !== undefined) out.text(JSON.stringify(schema.parse(lookupImsi(index, input.imsi))));
+    else index.answers.write(findNumber(index, input.number!, input.country), projection, out);
   },
 });

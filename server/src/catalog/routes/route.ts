@@ -1,4 +1,4 @@
-import { getQuery, getRouterParams, type H3, type H3Event } from "h3";
+import { getQuery, getRouterParams, HTTPResponse, type H3, type H3Event } from "h3";
 import type { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { cursorSealOf, listingOf } from "../../cursors.ts";
@@ -18,6 +18,7 @@ import { LookupIndexes, type LookupIndex } from "../lookup-index.ts";
 import { nextTurn, type Pause } from "../number-geo.ts";
 import type { Projection } from "../lookup-answers.ts";
 import { findNumber } from "../lookup.ts";
+import { Utf8Builder } from "../../utf8-builder.ts";
 
 /**
  * The /v1 data routes (docs/api.md). Each route is one definition: path, access, input schemas,
@@ -89,10 +90,10 @@ export interface DataRoute<I = any> {
   cost?: (input: I) => number;
   handle(ctx: RouteContext<I>): Promise<unknown>;
   /**
-   * The answer's `data` as JSON text, byte for byte `JSON.stringify(schema.parse(await handle(ctx)))`
-   * for the caller's projection and its output `schema`: the direct handler serves it as is.
+   * Appends the answer's `data` to `out` as JSON, byte for byte `JSON.stringify(schema.parse(await
+   * handle(ctx)))` for the caller's projection and its output `schema`: the direct handler serves it as is.
    */
-  serialised?(ctx: RouteContext<I>, projection: Projection, schema: z.ZodType): Promise<string>;
+  serialised?(ctx: RouteContext<I>, projection: Projection, schema: z.ZodType, out: Utf8Builder): Promise<void>;
 }
 
 export interface MountOptions {
@@ -194,11 +195,25 @@ function metaTailOf(meta: DatasetMeta): string {
 }
 
 /**
- * The success envelope around `data` already serialised: what h3 would make of
+ * The success envelope around the `data` a route serialises: what h3 would make of
  * `{code: 0, data, meta: {request_id, ...meta}}`, the meta's own members serialised once per version.
  */
-const envelopeText = (data: string, requestId: string, meta: DatasetMeta) =>
-  `{"code":0,"data":${data},"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`;
+async function envelopeBytes(data: (out: Utf8Builder) => Promise<void>, requestId: string, meta: DatasetMeta): Promise<Buffer<ArrayBuffer>> {
+  const out = new Utf8Builder().text('{"code":0,"data":');
+  await data(out);
+  return out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`).toBuffer();
+}
+
+/**
+ * A JSON body h3 sends as it is, with the headers staged on the event. h3 answers an HTTPResponse
+ * with its own headers merged with the event's into a new Headers object, and a bare Uint8Array with
+ * a new one for its length (which node:http's writer sets from the buffer anyway); this one has none.
+ */
+class StagedHeadersBody extends HTTPResponse {
+  override get headers(): Headers {
+    return undefined as unknown as Headers;
+  }
+}
 /** h3's content type for a JSON answer (its jsonHeaders), so both ways answer alike. */
 const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
 
@@ -255,8 +270,8 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         const output = route.output as JsonOutput;
         const projection: Projection = access.kind === "anonymous" && output.public ? "public" : "full";
         if (direct) {
-          const data = await route.serialised!(context, projection, projection === "public" ? output.public! : output.full);
-          return envelopeText(data, requestIdOf(event), reported);
+          const schema = projection === "public" ? output.public! : output.full;
+          return new StagedHeadersBody(await envelopeBytes((out) => route.serialised!(context, projection, schema, out), requestIdOf(event), reported));
         }
         const answer = await route.handle(context);
         if (answer instanceof Response) return answer;
@@ -274,7 +289,7 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
       return result;
     }
     event.res.headers.set("cache-control", "no-store");
-    if (typeof result === "string") event.res.headers.set("content-type", JSON_CONTENT_TYPE);
+    if (result instanceof StagedHeadersBody) event.res.headers.set("content-type", JSON_CONTENT_TYPE);
     return result;
   };
 }
