@@ -9,7 +9,8 @@
  * over the rounds, and the median of the per-round after ÷ before ratios.
  *
  * Variants: API-key and anonymous GET /v1/lookup (50 connections, the lookup benchmark's 200
- * numbers), and POST /v1/lookup/batch with 100 of them (8 connections).
+ * numbers), and POST /v1/lookup/batch with 100 of them (8 connections); BENCH_AB_VARIANTS=<names,
+ * comma-separated> runs some of them.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -78,6 +79,8 @@ export async function run() {
       { name: "lookup_anonymous", connections: 50, units: 1, requests: gets({}) },
       { name: "batch_api_key", connections: 8, units: 100, requests: [0, 1].map((i) => ({ method: "POST" as const, path: "/v1/lookup/batch", headers: { ...key.headers, "content-type": "application/json" }, body: batch(i) })) },
     ];
+    const only = process.env.BENCH_AB_VARIANTS?.split(",");
+    if (only) variants.splice(0, variants.length, ...variants.filter((v) => only.includes(v.name)));
     // Both builds answer alike (the same bytes but the request id and version header).
     for (const variant of variants) {
       const bodies = await Promise.all(
