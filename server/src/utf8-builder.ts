@@ -21,7 +21,10 @@ export class Utf8Builder {
   #bound = 0;
 
   text(piece: string): this {
-    this.#pieces.push(piece);
+    // Adjacent strings are joined (a rope, no copy): fewer, longer writes into the buffer.
+    const last = this.#pieces.length - 1;
+    if (last >= 0 && typeof this.#pieces[last] === "string") this.#pieces[last] += piece;
+    else this.#pieces.push(piece);
     this.#bound += piece.length * 3;
     return this;
   }
@@ -35,11 +38,18 @@ export class Utf8Builder {
   toBuffer(): Buffer<ArrayBuffer> {
     if (scratch.length < this.#bound) scratch = Buffer.allocUnsafe(Math.max(this.#bound, 2 * scratch.length));
     let at = 0;
-    for (const piece of this.#pieces) at += typeof piece === "string" ? scratch.write(piece, at) : piece.copy(scratch, at);
+    for (const piece of this.#pieces) {
+      if (typeof piece === "string") at += scratch.write(piece, at);
+      else {
+        // TypedArray#set: a plain copy, without Buffer#copy's argument handling.
+        scratch.set(piece, at);
+        at += piece.length;
+      }
+    }
     // Copied out at its exact size: an answer under 4 KB then comes from node's buffer pool, where a
     // buffer of the bound (up to three times the text) would often be a fresh allocation of its own.
     const out = Buffer.allocUnsafe(at);
-    scratch.copy(out, 0, 0, at);
+    out.set(scratch.subarray(0, at));
     return out;
   }
 
