@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.ts";
@@ -6,6 +5,7 @@ import { openDatabase, type DatabaseHandle } from "../db/db.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { createTestDatabase, type TestDatabase } from "../testing/databases.ts";
 import { captureLogs } from "../testing/index.ts";
+import { handDigest } from "../testing/libphonenumber-archives.ts";
 import { geoDataOf } from "./number-geo.ts";
 import { storeSourceSet } from "./source-sets.ts";
 
@@ -27,11 +27,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** A set's digest, written out independently of the code: sha256 over "<sha256 of the file>  <path>\n" lines in path order. */
-function handDigest(files: Map<string, Buffer>): string {
-  const sha = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
-  return sha([...files.keys()].sort().map((path) => `${sha(files.get(path)!)}  ${path}\n`).join(""));
-}
 
 describe("geoDataOf with stored libphonenumber files", () => {
   // A hand-written set in Google's layout: one carrier file and a geocoding file for +86.

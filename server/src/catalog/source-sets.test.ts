@@ -1,11 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../testing/index.ts";
-import { FIXTURE_ROOT, fixtureVariant } from "../testing/libphonenumber-archives.ts";
+import { FIXTURE_ROOT, fixtureVariant, handDigest } from "../testing/libphonenumber-archives.ts";
 import { readChangesAfter } from "./changes.ts";
 import { runCarriersImport, runImport, runNanpaImport } from "./commands.ts";
 import { RESOURCE_LIMITS } from "./importers/libphonenumber-files.ts";
@@ -223,8 +223,3 @@ function listFiles(root: string): string[] {
     .sort();
 }
 
-/** A set's digest written out independently of the code: sha256 over "<sha256 of the file>  <path>\n" lines in path order. */
-function handDigest(files: Map<string, Buffer>): string {
-  const sha = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
-  return sha([...files.keys()].sort().map((path) => `${sha(files.get(path)!)}  ${path}\n`).join(""));
-}

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,3 +63,11 @@ export async function tarGz(entries: [string, Buffer][], extra: (p: ReturnType<t
 
 export const zip = (entries: [string, Buffer][]) => Buffer.from(zipSync(Object.fromEntries(entries.map(([name, content]) => [name, new Uint8Array(content)]))));
 
+/**
+ * A stored set's digest written out independently of the code (source-sets.ts digestOf): sha256 over
+ * "<sha256 of the file>  <path>\n" lines in path order, as `sha256sum` prints them.
+ */
+export function handDigest(files: Map<string, Buffer>): string {
+  const sha = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
+  return sha([...files.keys()].sort().map((path) => `${sha(files.get(path)!)}  ${path}\n`).join(""));
+}
