@@ -207,13 +207,15 @@ async function envelopeBytes(data: (out: Utf8Builder) => Promise<void>, requestI
 /**
  * A JSON body h3 sends as it is, with the headers staged on the event. h3 answers an HTTPResponse
  * with its own headers merged with the event's into a new Headers object, and a bare Uint8Array with
- * a new one for its length (which node:http's writer sets from the buffer anyway); this one has none.
+ * a new one for its length (srvx sets the length from the buffer anyway); this one has none. The
+ * direct-answer tests compare its headers and bytes with the generic pipeline's.
  */
 class StagedHeadersBody extends HTTPResponse {
   override get headers(): Headers {
     return undefined as unknown as Headers;
   }
 }
+
 /** h3's content type for a JSON answer (its jsonHeaders), so both ways answer alike. */
 const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
 
