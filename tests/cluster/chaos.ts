@@ -1,7 +1,8 @@
 /**
  * `pnpm test:cluster`: the chaos suite against the cluster `pnpm cluster up` started (issue 21,
  * docs/operations.md "Failure modes"). It measures scaling (lookups/s through haproxy with 1, 2 and 3
- * instances, deliveries/s with 1 and 2 workers), then runs IR21_CLUSTER_LOAD_SECONDS (default 60) of
+ * instances, checking that haproxy spreads them over every ready instance; deliveries/s with 1 and 2
+ * workers), then runs IR21_CLUSTER_LOAD_SECONDS (default 60) of
  * mixed load through haproxy while it kill -9s an API instance, a worker, a Galera node and a Redis
  * master (each started again, as a supervisor would), and checks what must hold:
  *
@@ -24,7 +25,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestReceiver, type TestReceiver } from "@ir21/server/testing";
-import { fullHealth, galeraStatus, haproxyServers, ir21, redisRole, redisSpec, restartGalera } from "./cluster.ts";
+import { fullHealth, galeraStatus, haproxyServerColumn, haproxyServers, ir21, redisRole, redisSpec, restartGalera } from "./cluster.ts";
 import { crash, launch, relaunch, stop, waitFor } from "./processes.ts";
 import { apiUrl, REPO, topology } from "./topology.ts";
 
@@ -217,17 +218,30 @@ async function main(): Promise<void> {
   const receiver = await startReceiver();
   figures.load_seconds = LOAD_SECONDS;
 
-  // ---- scaling: lookups/s through haproxy with 1, 2, 3 instances (the others in maintenance)
+  // ---- scaling: lookups/s through haproxy with 1, 2, 3 instances (the others in maintenance). The
+  // rates are figures for the report, not a check: on two cores shared by three instances, Galera,
+  // Redis and the load generator they say little (docs/operations.md). What is checked is that
+  // haproxy spreads the lookups over every ready instance.
   const owner = await signIn();
   const { key } = await createKey(owner.cookie);
   const scaling: Record<string, number> = {};
+  let answeredBy: Record<string, number> = {};
   for (const n of [1, 2, 3]) {
     for (const [i, a] of t.api.entries()) await haproxyCommand(`set server ir21/${a.name} state ${i < n ? "ready" : "maint"}`);
     await sleep(500);
+    const before = await haproxyServerColumn(t, "ir21", "hrsp_2xx");
     scaling[`${n}_instances`] = await cannon(lookupPath(), { "x-api-key": key }, SCALE_SECONDS, 32);
+    const after = await haproxyServerColumn(t, "ir21", "hrsp_2xx");
+    answeredBy = Object.fromEntries(Object.keys(after).map((name) => [name, Number(after[name]) - Number(before[name] ?? 0)]));
   }
   figures.lookups_per_second_api_key = scaling;
-  check("lookups through haproxy scale out (3 instances serve more than 1)", scaling["3_instances"]! > scaling["1_instances"]!, JSON.stringify(scaling));
+  figures.lookups_answered_by_instance_with_3 = answeredBy;
+  const answered = Object.values(answeredBy).reduce((sum, n) => sum + n, 0);
+  check(
+    "lookups through haproxy are spread over the 3 ready instances (each answers at least a sixth)",
+    t.api.every((a) => (answeredBy[a.name] ?? 0) >= answered / 6) && answered > 0,
+    JSON.stringify({ answered_by: answeredBy, lookups_per_second: scaling }),
+  );
 
   // ---- deliveries/s with 1 and 2 workers
   const scaleSubs = await subscribe(owner.cookie, receiver, 10, ["ir21.operator.updated"]);

@@ -328,11 +328,21 @@ listen stats
 
 /** haproxy's view of one backend: server name → status (UP, DOWN, MAINT, DRAIN, ...). */
 export async function haproxyServers(t: Topology, backend: string): Promise<Record<string, string>> {
-  const csv = await (await fetch(`http://127.0.0.1:${t.haproxy.stats}/;csv`)).text();
+  return haproxyServerColumn(t, backend, "status");
+}
+
+/**
+ * One column of haproxy's statistics (its CSV, named by the header line: `status`, `hrsp_2xx` …) for
+ * each server of a backend: server name → value.
+ */
+export async function haproxyServerColumn(t: Topology, backend: string, column: string): Promise<Record<string, string>> {
+  const [header, ...lines] = (await (await fetch(`http://127.0.0.1:${t.haproxy.stats}/;csv`)).text()).split("\n");
+  const at = header!.replace(/^# /, "").split(",").indexOf(column);
+  if (at < 0) throw new Error(`haproxy's statistics have no column ${column}`);
   const result: Record<string, string> = {};
-  for (const line of csv.split("\n")) {
+  for (const line of lines) {
     const cells = line.split(",");
-    if (cells[0] === backend && cells[1] !== "FRONTEND" && cells[1] !== "BACKEND" && cells[1]) result[cells[1]] = cells[17]!;
+    if (cells[0] === backend && cells[1] !== "FRONTEND" && cells[1] !== "BACKEND" && cells[1]) result[cells[1]] = cells[at]!;
   }
   return result;
 }
