@@ -12,27 +12,15 @@
  * numbers), and POST /v1/lookup/batch with 100 of them (8 connections); BENCH_AB_VARIANTS=<names,
  * comma-separated> runs some of them.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
-import { spawnServe } from "./serve-process.ts";
+import { cpuOf, median, spawnServe } from "./serve-process.ts";
 
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 8);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 3);
 
-/** The process's CPU time (user + system) in µs, from /proc (Linux). */
-function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 interface Variant {
@@ -47,6 +35,7 @@ async function load(url: string, pid: number, variant: Variant, seconds: number)
   const before = cpuOf(pid);
   const result = await autocannon({ url, connections: variant.connections, duration: seconds, requests: variant.requests });
   const after = cpuOf(pid);
+  if (before === null || after === null) throw new Error("compare-builds reads the servers' CPU time from /proc (Linux only)");
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variant.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const units = result.requests.total * variant.units;
   return { cpu_us: (after - before) / units, per_s: units / seconds };

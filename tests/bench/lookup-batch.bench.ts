@@ -13,11 +13,10 @@
  * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server).
  */
 import { createRequire } from "node:module";
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
-import { spawnServe } from "./serve-process.ts";
+import { cpuOf, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -30,21 +29,6 @@ const { parsePhoneNumberFromString } = createRequire(new URL("../../server/packa
   parsePhoneNumberFromString(number: string): { number: string; getType(): string | undefined } | undefined;
 };
 
-/** The process's CPU time (user + system) in µs, from /proc (Linux); null elsewhere. */
-function cpuOf(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
-  } catch {
-    return null;
-  }
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const spread = (values: number[]) => ({ median: r3(median(values)), min: r3(Math.min(...values)), max: r3(Math.max(...values)) });
 

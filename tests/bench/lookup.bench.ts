@@ -43,7 +43,7 @@ import { lookupNumber } from "../../server/src/catalog/lookup.ts";
 import { LookupIndexes } from "../../server/src/catalog/lookup-index.ts";
 import { LookupQuery, lookupRoute } from "../../server/src/catalog/routes/lookup.ts";
 import type { JsonOutput } from "../../server/src/catalog/routes/route.ts";
-import { freePort, spawnServe } from "./serve-process.ts";
+import { freePort, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -120,11 +120,6 @@ async function measure(url: string, headers: Record<string, string>, paths: stri
   };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 interface Spread {

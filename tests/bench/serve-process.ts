@@ -4,6 +4,7 @@
  * an account, an API key) is what the child serves. BENCH_CPU_PROF=<dir> writes its V8 CPU profile.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { TestServer } from "@ir21/server/testing";
@@ -47,3 +48,20 @@ export async function spawnServe(setup: TestServer, env: Record<string, string>,
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }
+
+/** The process's CPU time (user + system) in µs, from /proc (Linux); null elsewhere. */
+export function cpuOf(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
+  } catch {
+    return null;
+  }
+}
+
+/** The median (the mean of the middle two for an even count). */
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
