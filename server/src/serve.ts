@@ -4,6 +4,8 @@ import { toNodeHandler } from "srvx/node";
 import type { AppDeps } from "./deps.ts";
 import { createApp } from "./http/app.ts";
 import { warmLookups } from "./catalog/routes/route.ts";
+import { lookupRoute } from "./catalog/routes/lookup.ts";
+import { serveOnNode } from "./catalog/routes/on-node.ts";
 import { guardConnections } from "./http/connections.ts";
 import { answerAtEndOfTurn } from "./http/end-of-turn.ts";
 
@@ -29,12 +31,16 @@ export interface RunningServer {
 export async function startServer(
   deps: AppDeps,
   listen: { port: number; host: string },
-  hooks: { beforeClose?: () => Promise<void>; warmLookups?: boolean } = {},
+  hooks: { beforeClose?: () => Promise<void>; warmLookups?: boolean; lookupOnNode?: boolean } = {},
 ): Promise<RunningServer> {
   const app = createApp(deps);
   // h3's own node adapter (srvx), given the app's fetch with its answers batched per event-loop turn;
   // srvx types its handler for HTTP/1 and HTTP/2 at once, h3's wrapper narrows it to HTTP/1 likewise.
-  const server = createServer(toNodeHandler(answerAtEndOfTurn(app.fetch)) as RequestListener);
+  const toApp = toNodeHandler(answerAtEndOfTurn(app.fetch)) as RequestListener;
+  // GET /v1/lookup on its own lane ahead of srvx and h3, for what it answers exactly as the app does
+  // (catalog/routes/on-node.ts); `lookupOnNode: false` serves it through the app like every route.
+  const lookupLane = hooks.lookupOnNode === false ? null : serveOnNode(lookupRoute, deps);
+  const server = createServer(lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp);
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;

@@ -13,10 +13,14 @@ import type { Config } from "../config.ts";
  * const ip = clientIp(event, deps.config); // "203.0.113.7"
  */
 export function clientIp(event: H3Event, config: Pick<Config, "trustProxy">): string | null {
+  return clientIpOf(event.req.headers.get("x-forwarded-for"), getRequestIP(event), config);
+}
+
+/** {@link clientIp} from the X-Forwarded-For header and the peer's address (node's `socket.remoteAddress`). */
+export function clientIpOf(forwardedFor: string | null | undefined, peer: string | undefined, config: Pick<Config, "trustProxy">): string | null {
   if (config.trustProxy) {
-    const forwarded = event.req.headers.get("x-forwarded-for");
-    const nearest = forwarded?.split(",").at(-1)?.trim();
+    const nearest = forwardedFor?.split(",").at(-1)?.trim();
     if (nearest && isIP(nearest) !== 0) return nearest;
   }
-  return getRequestIP(event) ?? null;
+  return peer ?? null;
 }

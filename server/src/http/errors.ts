@@ -116,21 +116,31 @@ export function toContractError(error: unknown): ContractError {
 }
 
 /**
- * The HTTP response for a contract error: exactly {code, message, request_id}, never cached, with the
- * request id and the server's version as on every answer. It carries the headers a handler staged for
- * error answers on `event.res.errHeaders` (h3 does not merge them into a Response returned by onError;
- * e.g. the RateLimit fields of an admitted /v1 query that then failed), then the error's own
- * (Retry-After), which win.
+ * The answer to a contract error: exactly {code, message, request_id}, never cached, with the request
+ * id and the server's version as on every answer, and the error's own headers (Retry-After). Header
+ * names in lower case, as a `Headers` object gives them.
  */
-export function errorResponse(event: H3Event, error: ContractError): Response {
-  const body: ErrorBody = { code: error.code, message: error.message, request_id: requestIdOf(event) };
-  const headers = new Headers(event.res.errHeaders);
-  for (const [name, value] of Object.entries({
+export function errorAnswer(error: ContractError, requestId: string): { status: number; headers: Record<string, string>; body: string } {
+  const body: ErrorBody = { code: error.code, message: error.message, request_id: requestId };
+  const headers: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
-    "x-request-id": body.request_id,
+    "x-request-id": requestId,
     "x-ir21-version": VERSION_LABEL,
-    ...error.headers,
-  })) headers.set(name, value);
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  };
+  for (const name in error.headers) headers[name.toLowerCase()] = error.headers[name]!;
+  return { status: error.status, headers, body: JSON.stringify(body) };
+}
+
+/**
+ * The HTTP response for a contract error ({@link errorAnswer}). It carries the headers a handler
+ * staged for error answers on `event.res.errHeaders` (h3 does not merge them into a Response returned
+ * by onError; e.g. the RateLimit fields of an admitted /v1 query that then failed), then the answer's
+ * own, which win.
+ */
+export function errorResponse(event: H3Event, error: ContractError): Response {
+  const answer = errorAnswer(error, requestIdOf(event));
+  const headers = new Headers(event.res.errHeaders);
+  for (const name in answer.headers) headers.set(name, answer.headers[name]!);
+  return new Response(answer.body, { status: answer.status, headers });
 }

@@ -19,10 +19,10 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
  * it lets one id follow a request through the load balancer, this server and the caller's logs; the
  * pattern keeps anything else (spaces, quotes, newlines, long values) out of logs and headers.
  */
-export function inboundRequestId(headers: Headers): string | null {
-  const given = headers.get("x-request-id")?.trim();
+export function inboundRequestId(header: (name: "x-request-id" | "traceparent") => string | null | undefined): string | null {
+  const given = header("x-request-id")?.trim();
   if (given && INBOUND_ID.test(given)) return given;
-  const trace = TRACEPARENT.exec(headers.get("traceparent")?.trim().toLowerCase() ?? "")?.[1];
+  const trace = TRACEPARENT.exec(header("traceparent")?.trim().toLowerCase() ?? "")?.[1];
   if (trace && !/^0+$/.test(trace)) return trace;
   return null;
 }
@@ -32,6 +32,6 @@ export function inboundRequestId(headers: Headers): string | null {
  * `req_…` made here. Echoed in X-Request-Id, meta.request_id and error bodies.
  */
 export function requestIdOf(event: H3Event): string {
-  event.context.requestId ??= inboundRequestId(event.req.headers) ?? newId("req");
+  event.context.requestId ??= inboundRequestId((name) => event.req.headers.get(name)) ?? newId("req");
   return event.context.requestId;
 }

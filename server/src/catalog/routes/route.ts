@@ -40,7 +40,8 @@ import { Utf8Builder } from "../../utf8-builder.ts";
  * spliced from fragments built once per dataset version): its direct handler runs steps 1-5 and 7
  * exactly as above and takes the `data` text, already through step 6's schema, from the route, so
  * neither the answer object nor h3's generic serialisation is made per request. `handle` stays the
- * reference the direct answers are tested against (lookup-direct.test.ts).
+ * reference the direct answers are tested against (lookup-direct.test.ts). Steps 3-5 and 7 of such a
+ * route are `serialisedAnswer`, which GET /v1/lookup's lane on node's request (on-node.ts) runs too.
  *
  * The OpenAPI document is generated from the same definitions (openapi.ts).
  */
@@ -93,8 +94,14 @@ export interface DataRoute<I = any> {
    * Appends the answer's `data` to `out` as JSON, byte for byte `JSON.stringify(schema.parse(await
    * handle(ctx)))` for the caller's projection and its output `schema`: the direct handler serves it as is.
    */
-  serialised?(ctx: RouteContext<I>, projection: Projection, schema: z.ZodType, out: Utf8Builder): Promise<void>;
+  serialised?(ctx: SerialisedContext<I>, projection: Projection, schema: z.ZodType, out: Utf8Builder): Promise<void>;
 }
+
+/**
+ * What `serialised` gets: no h3 event (such a route is also served on node's request, on-node.ts) and
+ * no cursor (its answer is not a page).
+ */
+export type SerialisedContext<I> = Omit<RouteContext<I>, "event" | "pageAt">;
 
 export interface MountOptions {
   /**
@@ -174,6 +181,59 @@ function readInputWithoutBody(route: DataRoute, event: H3Event): unknown {
   return { ...query, ...params };
 }
 
+/**
+ * Step 1 for a route without a body or path parameters, from its parsed query (h3's `getQuery`): the
+ * input, or the validation error to throw in step 3.
+ */
+export function queryInputOf(route: DataRoute, query: object): { input: unknown; invalid: unknown } {
+  try {
+    return { input: { ...(validate(route.input.query, query) as object) }, invalid: null };
+  } catch (error) {
+    return { input: undefined, invalid: error };
+  }
+}
+
+/**
+ * Steps 4 and 3, in that order (who may ask comes before what was asked: an anonymous caller learns
+ * nothing about a credentials-only route's parameters).
+ */
+function refuseCaller(route: DataRoute, endpoint: string, access: Access, invalid: unknown): void {
+  if (route.access === "credentials" && access.kind === "anonymous") {
+    throw new AppError(
+      "UNAUTHORIZED",
+      `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
+    );
+  }
+  if (invalid !== null) throw invalid;
+}
+
+/** Step 5's pin: the current dataset version, 503 NO_DATASET before the first import. */
+async function pinnedVersion(deps: AppDeps): Promise<PinnedVersion> {
+  const version = await deps.datasetMeta.pinned();
+  if (version.seq === 0) throw new AppError("NO_DATASET");
+  return version;
+}
+
+/** Step 6's projection: public for anonymous callers of a route that has one, full otherwise. */
+function projectionOf(output: JsonOutput, access: Access): Projection {
+  return access.kind === "anonymous" && output.public ? "public" : "full";
+}
+
+/**
+ * Steps 3-5 and 7 of a route that has `serialised`, for a caller metering admitted: the answer's
+ * bytes, the envelope around the `data` the route serialises. The h3 handler and node's lane
+ * (on-node.ts) both answer with it.
+ */
+export async function serialisedAnswer(route: DataRoute, deps: AppDeps, access: Access, input: unknown, invalid: unknown, requestId: string): Promise<Buffer<ArrayBuffer>> {
+  refuseCaller(route, endpointName(route), access, invalid);
+  const version = await pinnedVersion(deps);
+  const output = route.output as JsonOutput;
+  const projection = projectionOf(output, access);
+  const schema = projection === "public" ? output.public! : output.full;
+  const context = { deps, access, input, version, lookupIndex: () => lookupIndexOf(deps, version.seq) };
+  return envelopeBytes((out) => route.serialised!(context, projection, schema, out), requestId, version.meta);
+}
+
 async function metaOfSeq(deps: AppDeps, seq: number): Promise<DatasetMeta> {
   const row = await deps.db.selectFrom("dataset_versions").selectAll().where("seq", "=", seq).executeTakeFirst();
   if (!row) throw new AppError("INVALID_REQUEST", "cursor: not a cursor returned by a previous page");
@@ -217,7 +277,7 @@ class StagedHeadersBody extends HTTPResponse {
 }
 
 /** h3's content type for a JSON answer (its jsonHeaders), so both ways answer alike. */
-const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
+export const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
 
 function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {}) {
   const endpoint = endpointName(route);
@@ -244,15 +304,8 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
       deps,
       endpoint,
       async (access) => {
-        // Who may ask comes before what was asked: an anonymous caller learns nothing about a
-        // credentials-only route's parameters.
-        if (route.access === "credentials" && access.kind === "anonymous") {
-          throw new AppError(
-            "UNAUTHORIZED",
-            `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
-          );
-        }
-        if (invalid !== null) throw invalid;
+        if (direct) return new StagedHeadersBody(await serialisedAnswer(route, deps, access, input, invalid, requestIdOf(event)));
+        refuseCaller(route, endpoint, access, invalid);
         // Cursors are sealed for their listing and filters (cursors.ts): the handler sees only the
         // position inside, and hands out positions that are sealed here. The listing is made from the
         // filters before the cursor is opened, and only when a cursor is there to open or seal.
@@ -260,8 +313,7 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         const listing = () => listingOf(endpoint, filters);
         const cursor = (input as { cursor?: unknown }).cursor;
         if (typeof cursor === "string") input = { ...(input as object), cursor: cursorSealOf(deps.secrets).open(listing(), cursor) };
-        const version = await deps.datasetMeta.pinned();
-        if (version.seq === 0) throw new AppError("NO_DATASET");
+        const version = await pinnedVersion(deps);
         let reported = version.meta;
         const pageAt = async (cursor: string | undefined) => {
           const position = readSeq(version.seq, cursor);
@@ -270,11 +322,7 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
         };
         const context = { event, deps, access, input, version, pageAt, lookupIndex: () => lookupIndexOf(deps, version.seq) };
         const output = route.output as JsonOutput;
-        const projection: Projection = access.kind === "anonymous" && output.public ? "public" : "full";
-        if (direct) {
-          const schema = projection === "public" ? output.public! : output.full;
-          return new StagedHeadersBody(await envelopeBytes((out) => route.serialised!(context, projection, schema, out), requestIdOf(event), reported));
-        }
+        const projection = projectionOf(output, access);
         const answer = await route.handle(context);
         if (answer instanceof Response) return answer;
         const next = (answer as { next_cursor?: unknown } | null)?.next_cursor;
