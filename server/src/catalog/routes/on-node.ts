@@ -22,7 +22,7 @@ const PLAIN_QUERY = /^[\w.~%+=&()*!,;:@/$?-]*$/;
 
 /**
  * A GET data route that has `serialised` (GET /v1/lookup), served straight on node's request, ahead
- * of srvx and h3 (docs/performance.md "The lookup's own lane"). Per request, srvx's web Request and
+ * of srvx and h3 (docs/performance.md "Lookup, fifth pass: the lookup's own lane"). Per request, srvx's web Request and
  * h3's event, its header objects, the generic router and the response conversion cost as much as
  * the lookup itself; this lane runs the same steps of route.ts on the request as node gives it:
  * the same input schema (h3's own query parser), `meter` (credential, rate limit, quota, settle),
