@@ -22,9 +22,9 @@ const PLAIN_QUERY = /^[\w.~%+=&()*!,;:@/$?-]*$/;
 
 /**
  * A GET data route that has `serialised` (GET /v1/lookup), served straight on node's request, ahead
- * of srvx and h3 (docs/performance.md "Lookup, fifth pass: the lookup's own lane"). Per request, srvx's web Request and
- * h3's event, its header objects, the generic router and the response conversion cost as much as
- * the lookup itself; this lane runs the same steps of route.ts on the request as node gives it:
+ * of srvx and h3. Per request, srvx's web Request, h3's event, their header objects, the router and
+ * the response conversion cost about an eighth of a lookup's CPU (docs/performance.md "Lookup, fifth
+ * pass: the lookup's own lane"); this lane runs the same steps of route.ts on the request as node gives it:
  * the same input schema (h3's own query parser), `meter` (credential, rate limit, quota, settle),
  * `serialisedAnswer` (caller check, version pin, projection, envelope), the contract's error answer,
  * the request id, the version header, the answer released at the end of the turn and the access log.
