@@ -3,7 +3,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { refuseCrossSiteCookieWrite } from "./cross-site.ts";
 import { envelope } from "./envelope.ts";
-import { errorResponse, toContractError } from "./errors.ts";
+import { errorResponse, logIfUnexpected, toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 import { COMMIT, VERSION, VERSION_LABEL } from "../version.ts";
 import { mountRestBindings } from "./rest.ts";
@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = 
     },
     onError(error, event) {
       const contract = toContractError(error);
-      if (contract.unexpected) deps.log.error({ err: error.cause ?? error, request_id: requestIdOf(event) }, "unexpected error");
+      logIfUnexpected(deps.log, error, contract, { request_id: requestIdOf(event) });
       return errorResponse(event, contract);
     },
     onResponse: logRequests

@@ -3,6 +3,7 @@ import { HTTPError, type H3Event } from "h3";
 import { ERROR_CODES, isErrorCode, type ErrorCode } from "../contract/errors.ts";
 import type { ErrorBody } from "../contract/envelope.ts";
 import { AppError } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import { requestIdOf } from "./request-id.ts";
 import { VERSION_LABEL } from "../version.ts";
 
@@ -113,6 +114,14 @@ export function toContractError(error: unknown): ContractError {
     if (code) return make(code, ERROR_CODES[code].description);
   }
   return make("INTERNAL_ERROR", ERROR_CODES.INTERNAL_ERROR.description, {}, true);
+}
+
+/**
+ * Logs the server fault behind a contract error (its answer says nothing of it); an error that is
+ * the caller's is not logged. `fields` name the request (request_id, and a procedure's path).
+ */
+export function logIfUnexpected(log: Logger, error: unknown, contract: ContractError, fields: Record<string, unknown>, message = "unexpected error"): void {
+  if (contract.unexpected) log.error({ err: (error as { cause?: unknown } | null)?.cause ?? error, ...fields }, message);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { appRouter } from "../router.ts";
 import { createContext } from "../trpc/context.ts";
-import { toContractError } from "./errors.ts";
+import { logIfUnexpected, toContractError } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 import { VERSION_LABEL } from "../version.ts";
 
@@ -35,8 +35,7 @@ export function trpcHandler(deps: AppDeps) {
         return { headers };
       },
       onError({ error, path }) {
-        const contract = toContractError(error);
-        if (contract.unexpected) deps.log.error({ err: error.cause ?? error, path, request_id: requestIdOf(event) }, "unexpected error in procedure");
+        logIfUnexpected(deps.log, error, toContractError(error), { path, request_id: requestIdOf(event) }, "unexpected error in procedure");
       },
     });
 }

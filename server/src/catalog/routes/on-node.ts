@@ -3,12 +3,12 @@ import { getQuery, type H3Event } from "h3";
 import type { AppDeps } from "../../deps.ts";
 import { clientIpOf } from "../../http/client-ip.ts";
 import { endOfTurn } from "../../http/end-of-turn.ts";
-import { errorAnswer, toContractError } from "../../http/errors.ts";
+import { errorAnswer, logIfUnexpected, toContractError } from "../../http/errors.ts";
 import { meter, type MeteredCall } from "../../http/metered.ts";
 import { inboundRequestId } from "../../http/request-id.ts";
 import { newId } from "../../ids.ts";
 import { VERSION_LABEL } from "../../version.ts";
-import { endpointName, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataRoute } from "./route.ts";
+import { costOf, endpointName, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataRoute } from "./route.ts";
 
 /** Serves a request and says true, or leaves it untouched and says false (the app then serves it). */
 export type NodeLane = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -58,22 +58,20 @@ export function serveOnNode(route: DataRoute, deps: AppDeps): NodeLane {
       stageForError: (headers) => (rateLimit = headers),
     };
     let status = 200;
-    const head: string[] = ["x-request-id", requestId, "x-ir21-version", VERSION_LABEL];
+    let head: string[];
     let body: Buffer | string;
     try {
       // Step 1 before metering, as the app does it: a bad input is still an attempt.
       const { input, invalid } = queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
-      const cost = invalid === null && route.cost ? route.cost(input) : 1;
-      body = await meter(call, deps, endpoint, (access) => serialisedAnswer(route, deps, access, input, invalid, requestId), { cost });
-      head.push("cache-control", "no-store", "content-type", JSON_CONTENT_TYPE);
+      body = await meter(call, deps, endpoint, (access) => serialisedAnswer(route, deps, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
+      head = ["x-request-id", requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE];
     } catch (error) {
       const contract = toContractError(error);
-      if (contract.unexpected) deps.log.error({ err: (error as { cause?: unknown }).cause ?? error, request_id: requestId }, "unexpected error");
+      logIfUnexpected(deps.log, error, contract, { request_id: requestId });
       const refusal = errorAnswer(contract, requestId);
       status = refusal.status;
       body = refusal.body;
-      head.length = 0;
-      for (const name in refusal.headers) head.push(name, refusal.headers[name]!);
+      head = Object.entries(refusal.headers).flat();
     }
     for (const name in rateLimit) head.push(name.toLowerCase(), rateLimit[name]!);
     head.push("content-length", String(Buffer.byteLength(body)));

@@ -193,15 +193,20 @@ export function queryInputOf(route: DataRoute, query: object): { input: unknown;
   }
 }
 
+/** Quota units a request costs when it succeeds: the route's cost of a valid input, else 1. */
+export function costOf(route: DataRoute, input: unknown, invalid: unknown): number {
+  return invalid === null && route.cost ? route.cost(input) : 1;
+}
+
 /**
  * Steps 4 and 3, in that order (who may ask comes before what was asked: an anonymous caller learns
  * nothing about a credentials-only route's parameters).
  */
-function refuseCaller(route: DataRoute, endpoint: string, access: Access, invalid: unknown): void {
+function refuseCaller(route: DataRoute, access: Access, invalid: unknown): void {
   if (route.access === "credentials" && access.kind === "anonymous") {
     throw new AppError(
       "UNAUTHORIZED",
-      `${endpoint} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
+      `${endpointName(route)} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
     );
   }
   if (invalid !== null) throw invalid;
@@ -225,7 +230,7 @@ function projectionOf(output: JsonOutput, access: Access): Projection {
  * (on-node.ts) both answer with it.
  */
 export async function serialisedAnswer(route: DataRoute, deps: AppDeps, access: Access, input: unknown, invalid: unknown, requestId: string): Promise<Buffer<ArrayBuffer>> {
-  refuseCaller(route, endpointName(route), access, invalid);
+  refuseCaller(route, access, invalid);
   const version = await pinnedVersion(deps);
   const output = route.output as JsonOutput;
   const projection = projectionOf(output, access);
@@ -298,14 +303,14 @@ function handlerFor(route: DataRoute, deps: AppDeps, options: MountOptions = {})
     } catch (error) {
       invalid = error;
     }
-    const cost = invalid === null && route.cost ? route.cost(input) : 1;
+    const cost = costOf(route, input, invalid);
     const result = await meteredQuery(
       event,
       deps,
       endpoint,
       async (access) => {
         if (direct) return new StagedHeadersBody(await serialisedAnswer(route, deps, access, input, invalid, requestIdOf(event)));
-        refuseCaller(route, endpoint, access, invalid);
+        refuseCaller(route, access, invalid);
         // Cursors are sealed for their listing and filters (cursors.ts): the handler sees only the
         // position inside, and hands out positions that are sealed here. The listing is made from the
         // filters before the cursor is opened, and only when a cursor is there to open or seal.
