@@ -9,13 +9,23 @@
  * connections; the loop runs in this process between the server's measurements, so the two never
  * compete for a core. Rounds (BENCH_ROUNDS, default 3) alternate the two; ratios are per round.
  * Each side also reports CPU per number (the server's process from /proc, the loop's own): on a shared
- * machine the CPU ratio moves less than the rates. `pnpm bench lookup` runs this after lookup.bench.ts
+ * machine the CPU ratio moves less than the rates.
+ *
+ * A second in-process loop says what the target asks of the answers themselves: each number's whole
+ * answer made with the server's own functions (`findNumber`: parse, type, formats, location, time
+ * zones, prefix match; `NumberAnswers.write`: the range's prebuilt fragment and the number's own fields
+ * through the schema) into bytes, with no HTTP, credential, metering or input schema. Its ratio to the
+ * parse + getType loop is the most any batch of these answers could reach.
+ * `pnpm bench lookup` runs this after lookup.bench.ts
  * (or alone: `pnpm bench lookup-batch`; BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server).
  */
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
+import { LookupIndexes, type LookupIndex } from "../../server/src/catalog/lookup-index.ts";
+import { findNumber } from "../../server/src/catalog/lookup.ts";
+import { Utf8Builder } from "../../server/src/utf8-builder.ts";
 import { cpuOf, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -32,24 +42,34 @@ const { parsePhoneNumberFromString } = createRequire(new URL("../../server/packa
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const spread = (values: number[]) => ({ median: r3(median(values)), min: r3(Math.min(...values)), max: r3(Math.max(...values)) });
 
-/** The data work alone: parse + getType of every number, for `seconds`; numbers per second and CPU per number. */
-function libphonenumberLoop(numbers: string[], seconds: number) {
+/** `work` on every number, for `seconds`; numbers per second and CPU per number. `work` says whether it got a result. */
+function loop(numbers: string[], seconds: number, work: (number: string) => boolean) {
   const cpu = process.cpuUsage();
   const started = performance.now();
   let done = 0;
-  let types = 0;
+  let results = 0;
   while (performance.now() - started < seconds * 1000) {
     for (const number of numbers) {
-      const parsed = parsePhoneNumberFromString(number);
-      if (parsed?.getType()) types++;
+      if (work(number)) results++;
       done++;
     }
   }
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  if (types === 0) throw new Error("no number had a type: the sample is wrong");
+  if (results === 0) throw new Error("no number gave a result: the sample is wrong");
   return { numbers_per_s: Math.round(done / (ms / 1000)), cpu_us_per_number: r3((used.user + used.system) / done) };
 }
+
+/** The target's yardstick: libphonenumber-js parse + getType of every number. */
+const libphonenumberLoop = (numbers: string[], seconds: number) => loop(numbers, seconds, (number) => Boolean(parsePhoneNumberFromString(number)?.getType()));
+
+/** Each number's whole answer (the full projection, as an API key gets it) as bytes, with the server's functions. */
+const answerLoop = (index: LookupIndex, numbers: string[], seconds: number) =>
+  loop(numbers, seconds, (number) => {
+    const out = new Utf8Builder();
+    index.answers.write(findNumber(index, number), "full", out);
+    return out.toBuffer().length > 0;
+  });
 
 async function batchLoad(url: string, headers: Record<string, string>, bodies: string[], pid: number | undefined, seconds: number) {
   const before = cpuOf(pid);
@@ -102,16 +122,21 @@ export async function run() {
     const items = check.body.data.items as Array<{ number?: string; number_type?: string | null }>;
     if (items.length !== JSON.parse(bodies[0]!).numbers.length || items.some((item, i) => item.number !== parsePhoneNumberFromString(numbers[i]!)!.number)) throw new Error("the batch answer does not match the numbers sent");
 
+    const index = await new LookupIndexes(setup.deps.db).at((await setup.deps.datasetMeta.pinned()).seq);
+
     // Warm-up: JIT, the lookup index, connections.
     await batchLoad(url, key.headers, bodies, server.pid, 2);
     libphonenumberLoop(numbers, 1);
+    answerLoop(index, numbers, 1);
 
-    const rounds: Array<{ batch: Awaited<ReturnType<typeof batchLoad>>; loop: ReturnType<typeof libphonenumberLoop> }> = [];
+    type Loop = ReturnType<typeof loop>;
+    const rounds: Array<{ batch: Awaited<ReturnType<typeof batchLoad>>; loop: Loop; answers: Loop }> = [];
     const load: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const batch = await batchLoad(url, key.headers, bodies, server.pid, SECONDS);
-      const loop = libphonenumberLoop(numbers, SECONDS);
-      rounds.push({ batch, loop });
+      const parseLoop = libphonenumberLoop(numbers, SECONDS);
+      const answers = answerLoop(index, numbers, SECONDS);
+      rounds.push({ batch, loop: parseLoop, answers });
       load.push(Number(loadavg()[0]!.toFixed(2)));
     }
     const ratio = spread(rounds.map((r) => r.batch.numbers_per_s / r.loop.numbers_per_s));
@@ -136,6 +161,12 @@ export async function run() {
         numbers_per_s: median(rounds.map((r) => r.loop.numbers_per_s)),
         cpu_us_per_number: median(rounds.map((r) => r.loop.cpu_us_per_number)),
       },
+      // The answers' own work in process, and its ratio to the loop: what the batch cannot pass.
+      answer_loop: {
+        numbers_per_s: median(rounds.map((r) => r.answers.numbers_per_s)),
+        cpu_us_per_number: median(rounds.map((r) => r.answers.cpu_us_per_number)),
+      },
+      ratio_answer_loop_to_loop: spread(rounds.map((r) => r.answers.numbers_per_s / r.loop.numbers_per_s)),
       // What the caller pays: one quota unit per number (docs/api.md), whatever the batch size.
       quota_units_per_number: 1,
     };

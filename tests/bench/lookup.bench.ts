@@ -23,11 +23,14 @@
  * h3 costs when each answer is written as soon as it is made) and the server's /healthz (the spine
  * without a data route); each variant also reports the server's CPU time per request.
  *
- * A third reference point says what the target asks of any server on this machine: the lookup's own
- * work (normalising the number, the prefix match, the input and output schemas, serialising the
- * envelope, resolving the API key, the metering's admit and settle) is first measured in this process
- * as CPU time per call of the real functions on the same numbers, warm, and then bare node:http
- * answers the same body after spinning for that long: the work without a framework. As ir21 releases
+ * A third reference point says what the targets ask of any server sending these answers: bare node:http
+ * doing the answers' data work with the server's own functions and nothing else (data-work-server.ts:
+ * the number's parse, type, formats, location and time zones, the prefix match, the range's prebuilt
+ * fragments and the number's own fields through the projection's schema, the envelope), in both
+ * projections. No credential, metering or input schema: a ratio ir21 cannot pass while it keeps them.
+ * The lookup's own work (normalising the number, the prefix match, the input and output schemas,
+ * serialising the envelope, resolving the API key, the metering's admit and settle) is also measured
+ * in this process as CPU time per call of the real functions on the same numbers, warm. As ir21 releases
  * its answers per event-loop turn (server/src/http/end-of-turn.ts), its /healthz can match bare
  * node:http, so the report also states the target in CPU per request: the budget the throughput target
  * leaves (the baseline's CPU / 0.4) and the ceiling of 1.25 × this server's floor (its /healthz plus
@@ -198,13 +201,12 @@ async function lookupOwnWork(setup: TestServer, apiKey: string, numbers: string[
   return { ...parts, total: Math.round(Object.values(parts).reduce((a, b) => a + b, 0) * 10) / 10 };
 }
 
-function bareServer(port: number, body: string, spinMicros = 0): ChildProcess {
-  const spin = spinMicros > 0 ? `const until = performance.now() + ${spinMicros / 1000}; while (performance.now() < until);` : "";
+function bareServer(port: number, body: string): ChildProcess {
   return spawn(
     process.execPath,
     [
       "-e",
-      `const body = ${JSON.stringify(body)}; require("node:http").createServer((req, res) => { ${spin} res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }); res.end(body); }).listen(${port}, "127.0.0.1");`,
+      `const body = ${JSON.stringify(body)}; require("node:http").createServer((req, res) => { res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }); res.end(body); }).listen(${port}, "127.0.0.1");`,
     ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
@@ -234,8 +236,16 @@ export async function run() {
   const basePort = await freePort();
   const bare = bareServer(basePort, body);
   const bareUrl = `http://127.0.0.1:${basePort}`;
-  // Reference point: bare node:http that first spins for as long as the lookup's own work takes.
-  let bareWithWork: ChildProcess | undefined;
+  // Reference point: bare node:http doing the answers' data work and nothing else (data-work-server.ts),
+  // loaded by tsx as this bench loads the server's source.
+  const dataWorkPort = await freePort();
+  const dataWork = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./data-work-server.ts", import.meta.url))], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    env: { ...process.env, DATABASE_URL: config.databaseUrl, PORT: String(dataWorkPort) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const dataWorkUrl = `http://127.0.0.1:${dataWorkPort}`;
+  const publicPaths = paths.map((path) => `${path}&projection=public`);
 
   // Reference point, not the baseline: the least an h3 app costs here — one route answering the same
   // object through toNodeHandler, loaded by tsx like the server (run from the server package, which
@@ -260,14 +270,21 @@ export async function run() {
     await waitFor(minimalH3Url, minimalH3);
     // Timed once the servers are up, so their start does not take CPU from the timing.
     const ownWork = await lookupOwnWork(setup, key.headers["x-api-key"]!, paths.map((path) => decodeURIComponent(path.split("number=")[1]!)));
-    const spinPort = await freePort();
-    bareWithWork = bareServer(spinPort, body, ownWork.total);
-    const bareWithWorkUrl = `http://127.0.0.1:${spinPort}`;
-    await waitFor(bareWithWorkUrl, bareWithWork);
+    await waitFor(`${dataWorkUrl}${paths[0]}`, dataWork);
+    // The reference sends what the server sends: the same bytes for the same number, but the request id.
+    const withoutRequestId = (text: string) => text.replace(/"request_id":"[^"]*"/, "");
+    for (const [path, real] of [
+      [paths[0]!, body],
+      [publicPaths[0]!, JSON.stringify((await setup.json(paths[0]!)).body)],
+    ] as const) {
+      const reference = await (await fetch(`${dataWorkUrl}${path}`)).text();
+      if (withoutRequestId(reference) !== withoutRequestId(real)) throw new Error(`data-work-server.ts answers ${path} otherwise than the server`);
+    }
     // Warm up (JIT, the lookup index build, connection pools).
     await measure(bareUrl, {}, ["/"], 2);
     await measure(minimalH3Url, {}, ["/"], 2);
     await measure(lookupUrl, key.headers, paths, 3);
+    await measure(dataWorkUrl, {}, [...paths, ...publicPaths], 2);
 
     const variants = {
       baseline_bare_node_http: () => measure(bareUrl, {}, ["/"], SECONDS, bare),
@@ -276,7 +293,8 @@ export async function run() {
       lookup_anonymous: () => measure(lookupUrl, {}, paths, SECONDS, ir21),
       minimal_h3_app: () => measure(minimalH3Url, {}, ["/"], SECONDS, minimalH3),
       ir21_healthz: () => measure(lookupUrl, {}, ["/healthz"], SECONDS, ir21),
-      bare_node_http_after_own_work: () => measure(bareWithWorkUrl, {}, ["/"], SECONDS, bareWithWork),
+      data_work_on_bare_node_http: () => measure(dataWorkUrl, {}, paths, SECONDS, dataWork),
+      data_work_on_bare_node_http_public: () => measure(dataWorkUrl, {}, publicPaths, SECONDS, dataWork),
     };
     type Variant = keyof typeof variants;
     const rounds: Record<Variant, Measured>[] = [];
@@ -335,7 +353,7 @@ export async function run() {
       measured_median: medians,
     };
   } finally {
-    await Promise.all([stop(ir21), stop(bare), stop(minimalH3), ...(bareWithWork ? [stop(bareWithWork)] : [])]);
+    await Promise.all([stop(ir21), stop(bare), stop(minimalH3), stop(dataWork)]);
     await setup.close();
   }
 }
