@@ -8,6 +8,7 @@ import { lookupRoute } from "./catalog/routes/lookup.ts";
 import { serveOnNode } from "./catalog/routes/on-node.ts";
 import { guardConnections } from "./http/connections.ts";
 import { answerAtEndOfTurn } from "./http/end-of-turn.ts";
+import { ReasonPhraseResponse } from "./http/status-line.ts";
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:8787 */
@@ -40,7 +41,8 @@ export async function startServer(
   // GET /v1/lookup on its own lane ahead of srvx and h3, for what it answers exactly as the app does
   // (catalog/routes/on-node.ts); `lookupOnNode: false` serves it through the app like every route.
   const lookupLane = hooks.lookupOnNode === false ? null : serveOnNode(lookupRoute, deps);
-  const server = createServer(lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp);
+  // Answers' status lines carry their reason phrase, whichever way they went (http/status-line.ts).
+  const server = createServer({ ServerResponse: ReasonPhraseResponse }, lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp);
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;

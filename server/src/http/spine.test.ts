@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { STATUS_CODES } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../testing/index.ts";
 
@@ -150,7 +151,7 @@ describe("tRPC mount", () => {
 });
 
 describe("headers every answer carries", () => {
-  it("X-Request-Id and X-Ir21-Version on successes and on errors of every kind, RateLimit on a /v1 query that failed", async () => {
+  it("X-Request-Id and X-Ir21-Version on successes and on errors of every kind, RateLimit on a /v1 query that failed, a reason phrase on every status line", async () => {
     const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
     const answers = {
       success: await server.fetch("/healthz"),
@@ -165,6 +166,8 @@ describe("headers every answer carries", () => {
       await response.arrayBuffer();
       expect(response.headers.get("x-request-id"), name).toMatch(/^req_[0-9a-z]{26}$/);
       expect(response.headers.get("x-ir21-version")?.split("+")[0], name).toBe(version);
+      // http/status-line.ts: srvx alone wrote `HTTP/1.1 200 ` with an empty phrase.
+      expect(response.statusText, name).toBe(STATUS_CODES[response.status]);
     }
     expect([answers["unknown route"].status, answers["body too large"].status, answers["tRPC error"].status, answers["/v1 query that failed"].status]).toEqual([404, 413, 404, 400]);
     expect(answers["/v1 query that failed"].headers.get("ratelimit")).toMatch(/^"minute";r=\d+;t=\d+$/);

@@ -77,8 +77,8 @@ export function serveOnNode(route: DataRoute, deps: AppDeps): NodeLane {
     head.push("content-length", String(Buffer.byteLength(body)));
     // Released with the app's answers of this turn (http/end-of-turn.ts).
     await endOfTurn();
-    // No reason phrase, as srvx writes the app's answers (an empty one is valid HTTP/1.1).
-    res.writeHead(status, "", head);
+    // node's reason phrase, as the app's answers get it (http/status-line.ts).
+    res.writeHead(status, head);
     res.end(body);
     if (logRequests) deps.log.info({ request_id: requestId, method: "GET", path, status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   }
