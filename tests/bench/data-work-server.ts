@@ -9,16 +9,17 @@
  * server rather than as in-process CPU (where the same work runs two to three times faster than
  * between socket reads).
  *
- * `?projection=public` gives the anonymous caller's answer. The bench checks once that the bytes
- * equal the real server's answer to the same number, but for the request id.
+ * `?projection=public` gives the anonymous caller's answer. Before measuring, the bench checks that
+ * the bytes equal the real server's answers to the same numbers, but for the request id.
  *
- * Run as a child with DATABASE_URL (the bench's database, on either engine) and PORT; prints "ready".
+ * Run as a child with DATABASE_URL (the bench's database, on either engine) and PORT.
  */
 import { createServer } from "node:http";
 import { createDatasetMetaSource } from "../../server/src/catalog/dataset-meta.ts";
 import type { Projection } from "../../server/src/catalog/lookup-answers.ts";
 import { LookupIndexes } from "../../server/src/catalog/lookup-index.ts";
 import { findNumber } from "../../server/src/catalog/lookup.ts";
+import { JSON_CONTENT_TYPE } from "../../server/src/catalog/routes/route.ts";
 import { openDatabase } from "../../server/src/db/db.ts";
 import { newId } from "../../server/src/ids.ts";
 import { Utf8Builder } from "../../server/src/utf8-builder.ts";
@@ -39,6 +40,6 @@ createServer((req, res) => {
   const out = new Utf8Builder().text('{"code":0,"data":');
   index.answers.write(findNumber(index, number), projection, out);
   const body = out.text(tail).toBuffer();
-  res.writeHead(200, { "content-type": "application/json;charset=UTF-8", "content-length": body.length });
+  res.writeHead(200, { "content-type": JSON_CONTENT_TYPE, "content-length": body.length });
   res.end(body);
-}).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
+}).listen(Number(process.env.PORT), "127.0.0.1");
