@@ -57,3 +57,19 @@ export function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
 }
+
+/**
+ * A fault no request, connection or job caught (a bug): logged as one JSON line, then exit 1 for the
+ * supervisor to restart a clean process. Node's own advice: after an uncaught exception the process's
+ * state is unknown, so carrying on risks serving from it. Requests and connections never get here:
+ * a request's error becomes its error answer, a connection's callbacks end that connection
+ * (http/connections.ts), and jobs log their own failures (docs/operations.md "What ends the process").
+ */
+export function exitOnFault(log: Logger): void {
+  const fatal = (err: unknown, origin: string) => {
+    log.fatal({ err, origin }, "unexpected fault: exiting");
+    process.exit(1);
+  };
+  process.on("uncaughtException", (err, origin) => fatal(err, origin));
+  process.on("unhandledRejection", (reason) => fatal(reason, "unhandledRejection"));
+}

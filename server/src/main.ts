@@ -5,7 +5,7 @@ import { migrateToLatest } from "./db/migrate.ts";
 import { startServer } from "./serve.ts";
 import { inquiriesCommand } from "./contact/commands.ts";
 import { accountsCommand } from "./console/commands.ts";
-import { migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
+import { exitOnFault, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
 import { authJobs } from "./auth/retention.ts";
 import { cronOwner, startCron } from "./jobs/cron.ts";
@@ -21,6 +21,7 @@ const serve = defineCommand({
   async run({ args }) {
     const config = loadConfig();
     const deps = await createDeps(config);
+    exitOnFault(deps.log);
     await migrateEmbedded(deps);
     const catalog = await startCatalog(deps);
     // Sign-in's clean-up (auth/retention.ts); the database elects one instance per slot.
@@ -56,6 +57,7 @@ const worker = defineCommand({
   meta: { name: "worker", description: "Deliver webhooks and run periodic jobs, without serving HTTP (scale-out)" },
   async run() {
     const deps = await createDeps(loadConfig());
+    exitOnFault(deps.log);
     await migrateEmbedded(deps);
     const webhooks = startWebhookRuntime(deps);
     stopOnSignal(deps.log, async () => {

@@ -6,7 +6,7 @@ import { createApp } from "./http/app.ts";
 import { warmLookups } from "./catalog/routes/route.ts";
 import { lookupRoute } from "./catalog/routes/lookup.ts";
 import { serveOnNode } from "./catalog/routes/on-node.ts";
-import { guardConnections } from "./http/connections.ts";
+import { guardConnections, type DrainLimits } from "./http/connections.ts";
 import { answerAtEndOfTurn } from "./http/end-of-turn.ts";
 import { ReasonPhraseResponse } from "./http/status-line.ts";
 
@@ -32,7 +32,7 @@ export interface RunningServer {
 export async function startServer(
   deps: AppDeps,
   listen: { port: number; host: string },
-  hooks: { beforeClose?: () => Promise<void>; warmLookups?: boolean; lookupOnNode?: boolean } = {},
+  hooks: { beforeClose?: () => Promise<void>; warmLookups?: boolean; lookupOnNode?: boolean; drainLimits?: DrainLimits } = {},
 ): Promise<RunningServer> {
   const app = createApp(deps);
   // h3's own node adapter (srvx), given the app's fetch with its answers batched per event-loop turn;
@@ -51,7 +51,7 @@ export async function startServer(
   // behind a load balancer). Node's 5 s default invites exactly that.
   server.keepAliveTimeout = 65_000;
   // Unread bodies discarded after their answer, node's own refusals (431, 400, 408) as contract errors.
-  guardConnections(server, { bodyLimitBytes: deps.config.bodyLimitBytes });
+  guardConnections(server, { bodyLimitBytes: deps.config.bodyLimitBytes, drain: hooks.drainLimits });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {

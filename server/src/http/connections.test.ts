@@ -27,8 +27,8 @@ class Connection {
   #buffer = Buffer.alloc(0);
   #waiting: Array<() => void> = [];
   closed = false;
-  constructor() {
-    this.socket = connect(port, "127.0.0.1");
+  constructor(toPort = port) {
+    this.socket = connect(toPort, "127.0.0.1");
     this.socket.on("data", (chunk: Buffer) => {
       this.#buffer = Buffer.concat([this.#buffer, chunk]);
       this.#wake();
@@ -178,6 +178,97 @@ describe("413: an oversize body on a keep-alive connection", () => {
     expect(refused.body.code).toBe("PAYLOAD_TOO_LARGE");
     const next = await server.json("/healthz");
     expect(next.status).toBe(200);
+  });
+});
+
+describe("a body cut short by the app's reader, then discarded within the drain limits (issue 31)", () => {
+  // Short limits so the limits' timer runs within the test; the server must outlive it.
+  const drainLimits = { maxBytes: 256 * 1024, maxMs: 300 };
+  let drained: TestServer;
+  let drainedPort: number;
+  beforeAll(async () => {
+    drained = await startTestServer({ drainLimits });
+    drainedPort = Number(new URL(drained.url).port);
+  });
+  afterAll(() => drained.close());
+  const chunkedHead = "POST /contact HTTP/1.1\r\nHost: ir21\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const overLimit = () => Buffer.alloc(drained.deps.config.bodyLimitBytes * 3, "a");
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("a whole chunked body over the limit: 413, and the connection still serves after the limits' timer has run", async () => {
+    const connection = new Connection(drainedPort);
+    try {
+      const chunk = overLimit();
+      connection.send(Buffer.concat([Buffer.from(`${chunkedHead}${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n0\r\n\r\n")]));
+      const refused = await connection.next();
+      expect(refused.status).toBe(413);
+      expectErrorBody(refused, "PAYLOAD_TOO_LARGE");
+      await sleep(drainLimits.maxMs * 3);
+      expect(connection.closed).toBe(false);
+      connection.send(healthz);
+      expect((await connection.next()).status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("a chunked body over the limit that never ends: 413, the connection closes at the time limit, the server goes on", async () => {
+    const connection = new Connection(drainedPort);
+    try {
+      const chunk = overLimit();
+      // One chunk declared larger than what is sent: the body stays unfinished.
+      connection.send(Buffer.concat([Buffer.from(`${chunkedHead}${(chunk.length * 2).toString(16)}\r\n`), chunk]));
+      const refused = await connection.next();
+      expect(refused.status).toBe(413);
+      expect(await connection.closedWithin(drainLimits.maxMs * 10)).toBe(true);
+      expect((await drained.json("/healthz")).status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("a chunked body larger than the discard limit: the connection closes, the server goes on", async () => {
+    const connection = new Connection(drainedPort);
+    try {
+      const chunk = overLimit();
+      connection.send(Buffer.concat([Buffer.from(`${chunkedHead}${(16 * 1024 * 1024).toString(16)}\r\n`), chunk]));
+      expect((await connection.next()).status).toBe(413);
+      // Keep sending past maxBytes, slowly enough for the limits' check to see it.
+      for (let sent = 0; sent < drainLimits.maxBytes * 2 && !connection.closed; sent += 64 * 1024) {
+        connection.send(Buffer.alloc(64 * 1024, "b"));
+        await sleep(30);
+      }
+      expect(await connection.closedWithin(drainLimits.maxMs * 10)).toBe(true);
+      expect((await drained.json("/healthz")).status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  });
+});
+
+describe("methods node hands over without a request", () => {
+  it("CONNECT is answered 405 with the error body, then the connection closes", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+      const refused = await connection.next();
+      expect(refused.status).toBe(405);
+      expect(refused.headers.connection).toBe("close");
+      expectErrorBody(refused, "METHOD_NOT_ALLOWED");
+      expect(await connection.closedWithin(2_000)).toBe(true);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("a request with an Upgrade header is an ordinary request", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.1\r\nHost: ir21\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
+      expect((await connection.next()).status).toBe(200);
+    } finally {
+      connection.close();
+    }
   });
 });
 

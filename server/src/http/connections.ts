@@ -34,7 +34,7 @@ export const DEFAULT_DRAIN_LIMITS: DrainLimits = { maxBytes: 4 * 1024 * 1024, ma
 const LINGER_MS = 1_000;
 
 /**
- * Installs both on `server`: call once, after creating it with the app's handler.
+ * Installs the edge on `server`: call once, after creating it with the app's handler.
  * @example
  * const server = createServer(handler);
  * guardConnections(server, { bodyLimitBytes: 65536 });
@@ -42,31 +42,76 @@ const LINGER_MS = 1_000;
 export function guardConnections(server: Server, options: { bodyLimitBytes: number; drain?: DrainLimits }): void {
   const drain = options.drain ?? DEFAULT_DRAIN_LIMITS;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    // Taken now: by the time the answer finishes, `req.socket` may be null. When the web-stream bridge
+    // cancels a body it read in part (a chunked body over the limit), node's stream `destroyer` detaches
+    // the request from its socket so that the socket, and the keep-alive connection, survive.
+    const socket = req.socket;
     const declared = Number(req.headers["content-length"] ?? 0);
     // Too large to discard: say so now, so the client does not send its next request on this one.
     if (declared > options.bodyLimitBytes + drain.maxBytes) res.setHeader("connection", "close");
-    res.once("finish", () => {
-      if (!req.complete && !res.getHeader("connection")?.toString().toLowerCase().includes("close")) discardRest(req, drain);
-    });
+    res.once(
+      "finish",
+      onConnection(socket, () => {
+        if (!req.complete && !res.getHeader("connection")?.toString().toLowerCase().includes("close")) discardRest(req, socket, drain);
+      }),
+    );
   });
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => onConnection(socket, () => answerClientError(error, socket))());
+  // CONNECT never reaches the request handler: node hands over the raw socket, and with no listener
+  // closes it without a word. (A request with an Upgrade header is a plain request while no 'upgrade'
+  // listener exists, so the app answers it; none is installed.)
+  server.on("connect", (req: IncomingMessage, socket: Socket) => onConnection(socket, () => refuseTunnel(req, socket))());
 }
 
-/** Reads the rest of an unread request body and throws it away, within the limits; closes otherwise. */
-function discardRest(req: IncomingMessage, limits: DrainLimits): void {
-  const socket = req.socket;
-  // Whoever was reading the body (the abandoned web stream) lets go; its chunks go nowhere now.
-  req.removeAllListeners("data");
-  let discarded = 0;
-  const giveUp = setTimeout(() => socket.destroy(), limits.maxMs);
-  giveUp.unref();
-  req.on("data", (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > limits.maxBytes) socket.destroy();
-  });
-  req.once("end", () => clearTimeout(giveUp));
-  req.once("close", () => clearTimeout(giveUp));
-  req.resume();
+/**
+ * A callback of one connection that may run after its request is gone (a timer, a stream event): if
+ * it throws, that connection ends and the process goes on. Every callback of the edge is made with it,
+ * so a wrong assumption about what is still attached costs a connection, never the server.
+ */
+function onConnection<A extends unknown[]>(socket: Socket | null, callback: (...args: A) => void): (...args: A) => void {
+  return (...args: A) => {
+    try {
+      callback(...args);
+    } catch {
+      socket?.destroy();
+    }
+  };
+}
+
+/** How often a body being discarded is checked against its limits. */
+const DISCARD_CHECK_MS = 50;
+
+/**
+ * Reads the rest of an unread request body and throws it away, within the limits; closes otherwise.
+ * This is node's own discard (`IncomingMessage#_dump`, what it does itself for a body no handler
+ * touched): the parser drops the body's further chunks instead of pushing them into a stream nobody
+ * drains. Pushing into the abandoned stream, or into one the bridge cancelled, stops the socket's
+ * reads, and the connection then hangs until it is cut. Progress is the socket's byte count and the end
+ * is `req.complete`, which the parser sets either way.
+ */
+function discardRest(req: IncomingMessage, socket: Socket, limits: DrainLimits): void {
+  if (socket.destroyed) return;
+  (req as IncomingMessage & { _dump(): void })._dump();
+  if (socket.isPaused()) socket.resume();
+  const startedAt = performance.now();
+  const startedBytes = socket.bytesRead;
+  const check = setInterval(
+    onConnection(socket, () => {
+      if (req.complete || socket.destroyed) return clearInterval(check);
+      if (socket.bytesRead - startedBytes > limits.maxBytes || performance.now() - startedAt > limits.maxMs) {
+        clearInterval(check);
+        socket.destroy();
+      }
+    }),
+    DISCARD_CHECK_MS,
+  );
+  check.unref();
+  socket.once("close", () => clearInterval(check));
+}
+
+/** CONNECT: a 405 with the error body, then the connection closes. */
+function refuseTunnel(req: IncomingMessage, socket: Socket): void {
+  answerRaw(socket, "METHOD_NOT_ALLOWED", "Method Not Allowed", `${req.method ?? "This method"} is not served here; the API speaks plain HTTP requests.`);
 }
 
 /** node:http's refusals before a request exists, as contract errors (the status comes from the error table). */
@@ -82,19 +127,30 @@ const answered = new WeakSet<Socket>();
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (answered.has(socket)) return;
-  answered.add(socket);
   const code = error.code ?? "";
   const refusal = CLIENT_ERRORS[code] ?? (code.startsWith("HPE_") ? NOT_HTTP : null);
   // As node itself: answer only if the socket can take it and no answer has started on it.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!refusal || !socket.writable || inFlight?.headersSent) {
+    answered.add(socket);
     socket.destroy();
     return;
   }
-  const body: ErrorBody = { code: refusal.code, message: refusal.message, request_id: newId("req") };
+  answerRaw(socket, refusal.code, refusal.reason, refusal.message);
+}
+
+/** Writes one error answer straight to the socket (no request object exists), then closes it gently. */
+function answerRaw(socket: Socket, code: ErrorCode, reason: string, message: string): void {
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body: ErrorBody = { code, message, request_id: newId("req") };
   const json = JSON.stringify(body);
   socket.end(
-    `HTTP/1.1 ${ERROR_CODES[refusal.code].status} ${refusal.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+    `HTTP/1.1 ${ERROR_CODES[code].status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
       `Cache-Control: no-store\r\nX-Request-Id: ${body.request_id}\r\nX-IR21-Version: ${VERSION_LABEL}\r\nConnection: close\r\n\r\n${json}`,
   );
   lingerThenClose(socket);
@@ -108,6 +164,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 function lingerThenClose(socket: Socket): void {
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
+  socket.on("error", () => undefined);
   socket.on("data", () => undefined);
   socket.once("end", () => socket.destroy());
   socket.once("close", () => clearTimeout(timer));

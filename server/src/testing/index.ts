@@ -5,6 +5,7 @@ import { loadConfig } from "../config.ts";
 import { createDeps, type AppDeps } from "../deps.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { startServer } from "../serve.ts";
+import type { DrainLimits } from "../http/connections.ts";
 import { createTestDatabase, testTarget, TEST_REDIS_URL, type TestDatabase, type TestTarget } from "./databases.ts";
 import { captureLogs, type LogCapture } from "./log-capture.ts";
 import { loadInitialDataset, type InitialDataset } from "../catalog/initial-dataset.ts";
@@ -82,6 +83,8 @@ export interface TestServerOptions {
    * from an origin in PUBLIC_ORIGIN, which has to be known before the server starts.
    */
   port?: number;
+  /** How much of an unread body the HTTP edge discards before it closes the connection (http/connections.ts). */
+  drainLimits?: DrainLimits;
 }
 
 /**
@@ -127,6 +130,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const running = await startServer(deps, { port: options.port ?? 0, host: "127.0.0.1" }, {
     // Not in tests: each test server would build its index and read +86's data in the background.
     warmLookups: false,
+    drainLimits: options.drainLimits,
     async beforeClose() {
       // Leave the shared Redis as we found it (the first instance does, for all of them).
       const redis = first ? null : deps.store.redis;

@@ -104,6 +104,10 @@ describe("checkUrl / vetUrl at save time", () => {
     expect(await reasonFor("http://127.0.0.2:9999/hook", loopback, ["127.0.0.1"])).toBe("scheme");
     expect(await reasonFor("https://127.0.0.2:9999/hook", loopback, ["127.0.0.1"])).toBe("address");
     expect(await reasonFor("http://hooks.example.com/", publicResolver, ["127.0.0.1"])).toBe("scheme");
+    // Exact, trailing dot included: `localhost.` is another spelling, not the listed host.
+    expect(await reasonFor("https://localhost./", loopback, ["localhost"])).toBe("host");
+    expect(await reasonFor("http://localhost./", loopback, ["localhost"])).toBe("scheme");
+    expect(await reasonFor("http://LOCALHOST:9999/", loopback, ["localhost"])).toBe("allowed");
     // The default policy: no exemptions.
     expect(await reasonFor("http://127.0.0.1:9999/hook", loopback)).toBe("scheme");
     expect(await reasonFor("https://127.0.0.1:9999/hook", loopback)).toBe("address");

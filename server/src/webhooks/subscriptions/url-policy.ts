@@ -43,7 +43,7 @@ export interface UrlPolicy {
 }
 
 export function createUrlPolicy(allowHosts: readonly string[], resolver: HostResolver = systemResolver): UrlPolicy {
-  return { allowHosts: new Set(allowHosts.map(normaliseHost)), resolver };
+  return { allowHosts: new Set(allowHosts.map(allowlistForm)), resolver };
 }
 
 export type BlockReason = "invalid_url" | "scheme" | "credentials" | "host" | "address" | "dns";
@@ -65,6 +65,16 @@ export const MAX_URL_LENGTH = 2048;
 const PRIVATE_NAME_SUFFIXES = [".localhost", ".local", ".internal", ".arpa", ".lan", ".home", ".corp", ".intranet"];
 const PRIVATE_NAMES = new Set(["localhost", "metadata.google.internal", "metadata", "instance-data"]);
 
+/**
+ * A host as the allowlist matches it: exactly as written but for case and IPv6 brackets. A trailing dot
+ * is kept, so `localhost.` is not `localhost` (the allowlist is an exact match, docs/webhooks.md).
+ */
+function allowlistForm(host: string): string {
+  const lower = host.toLowerCase();
+  return lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
+}
+
+/** A host as the address rules read it: the root's trailing dot dropped, since `localhost.` is `localhost`. */
 function normaliseHost(host: string): string {
   const lower = host.toLowerCase().replace(/\.$/, "");
   return lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
@@ -131,7 +141,7 @@ export function checkUrl(input: string, policy: UrlPolicy): WebhookTarget {
     throw new BlockedUrlError("invalid_url", "must be an absolute URL such as https://hooks.example.com/ir21");
   }
   const host = normaliseHost(url.hostname);
-  const allowlisted = policy.allowHosts.has(host);
+  const allowlisted = policy.allowHosts.has(allowlistForm(url.hostname));
   if (url.protocol !== "https:" && !(allowlisted && url.protocol === "http:")) throw new BlockedUrlError("scheme", "must use https");
   if (url.username !== "" || url.password !== "") throw new BlockedUrlError("credentials", "must not contain a user name or password");
   if (url.hash !== "") throw new BlockedUrlError("invalid_url", "must not contain a fragment (#...)");
