@@ -25,7 +25,7 @@ function gitCommit(): string {
 }
 
 export default defineConfig({
-  entry: { main: "src/main.ts" },
+  entry: { main: "src/app/main.ts" },
   format: "esm",
   platform: "node",
   target: "node20.19",

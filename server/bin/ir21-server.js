@@ -40,7 +40,7 @@ if (await useBundle()) {
 } else if (existsSync(src)) {
   const { register } = await import("tsx/esm/api");
   register();
-  ({ main } = await import("../src/main.ts"));
+  ({ main } = await import("../src/app/main.ts"));
 } else {
   console.error("ir21-server: neither dist/main.mjs nor src/ found; reinstall the package");
   process.exit(70); // EX_SOFTWARE

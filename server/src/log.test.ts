@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { maskPhone } from "./log.ts";
-import { captureLogs } from "./testing/log-capture.ts";
+import { captureLogs } from "../testing/log-capture.ts";
 
 describe("maskPhone", () => {
   it.each([

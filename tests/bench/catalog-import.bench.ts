@@ -15,12 +15,12 @@ import { fileURLToPath } from "node:url";
 import { ManualClock } from "../../server/src/clock.ts";
 import { openDatabase } from "../../server/src/db/db.ts";
 import { migrateToLatest } from "../../server/src/db/migrate.ts";
-import { importDataset } from "../../server/src/catalog/import.ts";
-import { csvExport } from "../../server/src/catalog/snapshot.ts";
-import { currentVersion } from "../../server/src/catalog/versions.ts";
-import { DEMO_SOURCE } from "../../server/src/catalog/importers/demo.ts";
-import type { CandidateDataset, NumberRangeRecord, OperatorRecord, NetworkRecord } from "../../server/src/catalog/records.ts";
-import { createTestDatabase, type TestTarget } from "../../server/src/testing/databases.ts";
+import { importDataset } from "../../server/src/catalog/import/import.ts";
+import { csvExport } from "../../server/src/catalog/exports/snapshot.ts";
+import { currentVersion } from "../../server/src/catalog/model/versions.ts";
+import { DEMO_SOURCE } from "../../server/src/catalog/import/importers/demo.ts";
+import type { CandidateDataset, NumberRangeRecord, OperatorRecord, NetworkRecord } from "../../server/src/catalog/model/records.ts";
+import { createTestDatabase, type TestTarget } from "../../server/testing/databases.ts";
 
 const RANGES = Number(process.env.BENCH_RANGES ?? 1_000_000);
 const OPERATORS = 100;

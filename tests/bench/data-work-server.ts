@@ -15,11 +15,11 @@
  * Run as a child with DATABASE_URL (the bench's database, on either engine) and PORT.
  */
 import { createServer } from "node:http";
-import { createDatasetMetaSource } from "../../server/src/catalog/dataset-meta.ts";
-import type { Projection } from "../../server/src/catalog/lookup-answers.ts";
-import { LookupIndexes } from "../../server/src/catalog/lookup-index.ts";
-import { findNumber } from "../../server/src/catalog/lookup.ts";
-import { JSON_CONTENT_TYPE } from "../../server/src/catalog/routes/route.ts";
+import { createDatasetMetaSource } from "../../server/src/catalog/model/dataset-meta.ts";
+import type { Projection } from "../../server/src/catalog/lookup/lookup-answers.ts";
+import { LookupIndexes } from "../../server/src/catalog/lookup/lookup-index.ts";
+import { findNumber } from "../../server/src/catalog/lookup/lookup.ts";
+import { JSON_CONTENT_TYPE } from "../../server/src/data-api/route.ts";
 import { openDatabase } from "../../server/src/db/db.ts";
 import { newId } from "../../server/src/ids.ts";
 import { Utf8Builder } from "../../server/src/utf8-builder.ts";

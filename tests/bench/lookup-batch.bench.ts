@@ -23,8 +23,8 @@ import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
-import { LookupIndexes, type LookupIndex } from "../../server/src/catalog/lookup-index.ts";
-import { findNumber } from "../../server/src/catalog/lookup.ts";
+import { LookupIndexes, type LookupIndex } from "../../server/src/catalog/lookup/lookup-index.ts";
+import { findNumber } from "../../server/src/catalog/lookup/lookup.ts";
 import { Utf8Builder } from "../../server/src/utf8-builder.ts";
 import { cpuOf, median, spawnServe } from "./serve-process.ts";
 

@@ -42,10 +42,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
-import { lookupNumber } from "../../server/src/catalog/lookup.ts";
-import { LookupIndexes } from "../../server/src/catalog/lookup-index.ts";
+import { lookupNumber } from "../../server/src/catalog/lookup/lookup.ts";
+import { LookupIndexes } from "../../server/src/catalog/lookup/lookup-index.ts";
 import { LookupQuery, lookupRoute } from "../../server/src/catalog/routes/lookup.ts";
-import type { JsonOutput } from "../../server/src/catalog/routes/route.ts";
+import type { JsonOutput } from "../../server/src/data-api/route.ts";
 import { freePort, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

@@ -4,7 +4,7 @@ import { createEventDeduplicator, isWebhookVerificationError, verifyNodeRequest,
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApiKey, DeliveryWorker, demoDataset, fanOutAll, importDataset, ManualClock, signIn, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
-import { catalogChangeFeed } from "../../server/src/webhooks/fanout/catalog-feed.ts";
+import { catalogChangeFeed } from "../../server/src/catalog/changes/feed.ts";
 
 /**
  * Real deliveries: subscriptions made through the SDK's console client, events queued by the server

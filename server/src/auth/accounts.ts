@@ -9,7 +9,7 @@ import { admitChallenge, assertSignInOpen, consumeChallenge, newChallenge, newCo
 import { toE164 } from "./phone.ts";
 import { createSession, endSession, findSession } from "./sessions.ts";
 import type { AuthSettings } from "./settings.ts";
-import type { CredentialRevocations } from "./credential-cache.ts";
+import type { CredentialRevocations } from "../access/credential-cache.ts";
 import { SmsProviderError, type SmsSender } from "./sms/provider.ts";
 import { findOrCreateUser, recordAgreements, toUser } from "./users.ts";
 

@@ -9,7 +9,7 @@ import {
   signIn,
   startTestServer,
   type TestServer,
-} from "../testing/index.ts";
+} from "../../testing/index.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startTestServer } from "../testing/index.ts";
+import { startTestServer } from "../../testing/index.ts";
 
 describe("GET /auth/agreement", () => {
   it("gives the current terms and privacy versions, anonymously", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTransaction } from "../db/transaction.ts";
-import { agreementOf, randomPhone, signIn, startTestServer, type TestServer } from "../testing/index.ts";
+import { agreementOf, randomPhone, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { admitUnderLocks, newChallenge } from "./challenges.ts";
 import { authJobs, CHALLENGE_RETENTION_MS } from "./retention.ts";
 

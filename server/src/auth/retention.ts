@@ -1,5 +1,5 @@
 import type { ExpressionBuilder } from "kysely";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import type { Db } from "../db/db.ts";
 import type { Database } from "../db/schema.ts";
 import { writeTransaction } from "../db/transaction.ts";

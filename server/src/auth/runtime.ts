@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { AccountsDeps } from "./accounts.ts";
-import type { CredentialRevocations } from "./credential-cache.ts";
+import type { CredentialRevocations } from "../access/credential-cache.ts";
 import { authSettings, type AuthSettings } from "./settings.ts";
 import { createSmsSender, type SmsSender } from "./sms/provider.ts";
 

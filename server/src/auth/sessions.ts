@@ -4,7 +4,7 @@ import type { Db } from "../db/db.ts";
 import { writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId, randomToken } from "../ids.ts";
-import { credentialHash, type CachedSession, type CredentialCache, type CredentialRevocations } from "./credential-cache.ts";
+import { credentialHash, type CachedSession, type CredentialCache, type CredentialRevocations } from "../access/credential-cache.ts";
 
 export interface SessionLifetimes {
   idleMs: number;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertUnlessDuplicate } from "../db/db.ts";
-import { randomPhone, signIn, startTestServer, type TestServer } from "../testing/index.ts";
+import { randomPhone, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { toE164 } from "./phone.ts";
 import { findOrCreateUser, recordAgreements } from "./users.ts";
 

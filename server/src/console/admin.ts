@@ -3,8 +3,8 @@ import type { Db } from "../db/db.ts";
 import { writeTransaction } from "../db/transaction.ts";
 import type { UserTable } from "../auth/tables.ts";
 import type { InvalidationBus } from "../storage/invalidations.ts";
-import type { ConsoleSettings } from "./plans.ts";
-import { ACCOUNT_CHANGED } from "./usage-ledger.ts";
+import type { ConsoleSettings } from "../metering/plans.ts";
+import { ACCOUNT_CHANGED } from "../metering/usage-ledger.ts";
 
 /** Operators' account administration (used by `ir21-server accounts …`). */
 export class AdminError extends Error {

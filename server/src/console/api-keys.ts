@@ -8,8 +8,8 @@ import type { Db } from "../db/db.ts";
 import { lockAccount, writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { ApiKeyVerifier } from "../auth/access.ts";
-import { credentialHash, type CachedApiKey, type CredentialCache, type CredentialRevocations } from "../auth/credential-cache.ts";
+import type { ApiKeyVerifier } from "../access/resolver.ts";
+import { credentialHash, type CachedApiKey, type CredentialCache, type CredentialRevocations } from "../access/credential-cache.ts";
 import type { ApiKeyTable } from "./tables.ts";
 
 /*

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, databaseText, signIn, startDataProbe, startTestServer, type DataProbe, type TestServer } from "../testing/index.ts";
+import { createApiKey, databaseText, signIn, startDataProbe, startTestServer, type DataProbe, type TestServer } from "../../testing/index.ts";
 import { isWellFormedApiKey } from "./api-keys.ts";
 
 let server: TestServer;

@@ -1,8 +1,8 @@
 import { getUser } from "../auth/users.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import { sessionProcedure } from "../trpc/procedures.ts";
 import { ZGetPlanRequest, ZGetPlanResponse } from "./get-plan.types.ts";
-import { planOf, type Plan } from "./plans.ts";
+import { planOf, type Plan } from "../metering/plans.ts";
 
 export async function currentPlan(deps: Pick<AppDeps, "db" | "console">, userId: string): Promise<Plan> {
   const user = await getUser(deps.db, userId);

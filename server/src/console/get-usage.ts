@@ -1,7 +1,7 @@
 import { sessionProcedure } from "../trpc/procedures.ts";
 import { ZGetUsageRequest, ZGetUsageResponse } from "./get-usage.types.ts";
 import { currentPlan } from "./get-plan.ts";
-import { usageReport } from "./usage.ts";
+import { usageReport } from "../metering/usage.ts";
 
 /** GET /console/usage: this month's (Asia/Shanghai) successful queries, quota, failures and reset time. */
 export const getUsageProcedure = sessionProcedure

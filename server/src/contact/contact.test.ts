@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
-import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
+import { signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testTarget, type TestDatabase } from "../testing/databases.ts";
+import { createTestDatabase, testTarget, type TestDatabase } from "../../testing/databases.ts";
 import { openDatabase, type DatabaseHandle } from "./db.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { migrations } from "./migrations/index.ts";

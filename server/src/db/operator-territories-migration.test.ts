@@ -1,8 +1,8 @@
 import { Migrator, type Migration } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contentHash, OPEN_VERSION, operators } from "../catalog/entities.ts";
-import { demoDataset } from "../catalog/importers/demo.ts";
-import { createTestDatabase, type TestDatabase } from "../testing/databases.ts";
+import { contentHash, OPEN_VERSION, operators } from "../catalog/model/entities.ts";
+import { demoDataset } from "../catalog/import/importers/demo.ts";
+import { createTestDatabase, type TestDatabase } from "../../testing/databases.ts";
 import { openDatabase, type DatabaseHandle } from "./db.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { migrations } from "./migrations/index.ts";

@@ -1,5 +1,5 @@
 import type { AuthTables } from "../auth/tables.ts";
-import type { CatalogTables } from "../catalog/tables.ts";
+import type { CatalogTables } from "../catalog/model/tables.ts";
 import type { ConsoleTables } from "../console/tables.ts";
 import type { ContactTables } from "../contact/tables.ts";
 import type { JobTables } from "../jobs/tables.ts";

@@ -1,7 +1,7 @@
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors.ts";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { startTestServer, type TestServer } from "../../testing/index.ts";
 import { openDatabase, type Db } from "./db.ts";
 import { isWriteConflict, lockAccount, writeTransaction } from "./transaction.ts";
 

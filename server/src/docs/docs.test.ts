@@ -2,7 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { startTestServer, type TestServer } from "../../testing/index.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { startTestServer, type TestServer } from "../../testing/index.ts";
 
 const inquiry = { name: "Proxy Test", email: "p@example.com", company: "Proxy Ltd", message: "Which address do you record for me?" };
 let server: TestServer | undefined;

@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { startTestServer, type TestServer } from "../../testing/index.ts";
 
 /**
  * The HTTP edge seen from a raw keep-alive connection (docs/architecture.md "The HTTP edge"): every

@@ -1,6 +1,6 @@
 import type { H3Event } from "h3";
 import type { Envelope } from "../contract/envelope.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import { requestIdOf } from "./request-id.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { CredentialCache } from "../auth/credential-cache.ts";
-import { captureLogs } from "../testing/log-capture.ts";
-import { testTarget, TEST_REDIS_URL } from "../testing/databases.ts";
+import { CredentialCache } from "../access/credential-cache.ts";
+import { captureLogs } from "../../testing/log-capture.ts";
+import { testTarget, TEST_REDIS_URL } from "../../testing/databases.ts";
 import { InvalidationBus, type Invalidation } from "./invalidations.ts";
 import { openSharedStore } from "./shared-store.ts";
 

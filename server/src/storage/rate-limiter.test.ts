@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { testTarget, TEST_REDIS_URL } from "../testing/databases.ts";
+import { testTarget, TEST_REDIS_URL } from "../../testing/databases.ts";
 import { RateLimiter, rateLimitHeaders } from "./rate-limiter.ts";
 import { openSharedStore } from "./shared-store.ts";
 

@@ -1,6 +1,6 @@
 import { deleteCookie, getCookie, setCookie, type H3Event } from "h3";
 import { clientIp } from "../http/client-ip.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import { sessionCookieName } from "../http/cookies.ts";
 import { requestIdOf } from "../http/request-id.ts";
 

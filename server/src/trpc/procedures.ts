@@ -1,5 +1,5 @@
-import { requireConsoleSession } from "../auth/access.ts";
-import { crossSiteViolation } from "../auth/cross-site.ts";
+import { requireConsoleSession } from "../access/resolver.ts";
+import { crossSiteViolation } from "../access/cross-site.ts";
 import { AppError } from "../errors.ts";
 import { baseProcedure } from "./init.ts";
 import type { ServerContext } from "./context.ts";

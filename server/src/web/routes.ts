@@ -1,5 +1,5 @@
 import type { H3, H3Event } from "h3";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import { AppError } from "../errors.ts";
 import { pageSecurityHeaders } from "../http/security-headers.ts";
 import { requestIdOf } from "../http/request-id.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, brotliDecompressSync, gzipSync, brotliCompressSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../testing/index.ts";
+import { startTestServer, type TestServer } from "../../testing/index.ts";
 
 /** A build as Vite writes it: the page, a hashed script with its .br/.gz, and a public file. */
 const INDEX = '<!doctype html><html><head><script type="module" src="/app/assets/index-AbC123.js"></script></head><body><div id="root"></div></body></html>';

@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.ts";
 import { cursorSealOf, type CursorSeal } from "../cursors.ts";
 import type { Db } from "../db/db.ts";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import type { Logger } from "../log.ts";
 import { createSecretBox, type SecretBox, type SecretBoxKeys } from "./subscriptions/secret-box.ts";
 import { createUrlPolicy, systemResolver, type UrlPolicy } from "./subscriptions/url-policy.ts";

@@ -23,8 +23,8 @@ import {
   type SignedIn,
   type TestReceiver,
   type TestServer,
-} from "../testing/index.ts";
-import { ir21Headers, signatureMatches } from "./test-helpers.ts";
+} from "../../testing/index.ts";
+import { ir21Headers, signatureMatches } from "../../testing/webhooks.ts";
 
 const OLD_ID = "es.xfera-moviles-s-a-u";
 const SURVIVOR = "es.xfera-moviles";

@@ -2,13 +2,13 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseRunCoordinator, startCron } from "../jobs/cron.ts";
-import { ensureAccount, startTestServer, type TestServer } from "../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
-import { ir21Headers } from "./test-helpers.ts";
+import { ir21Headers } from "../../testing/webhooks.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
 import { createSubscription, queueTestEvent } from "./subscriptions/subscriptions.ts";
-import { startTestReceiver } from "../testing/webhook-receiver.ts";
+import { startTestReceiver } from "../../testing/webhook-receiver.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "../app/deps.ts";
 import { cronOwner, startCron, type CronHandle } from "../jobs/cron.ts";
-import { catalogChangeFeed } from "./fanout/catalog-feed.ts";
+import { catalogChangeFeed } from "../catalog/changes/feed.ts";
 import { webhookEnv } from "./env.ts";
 import { fanOutAll, type ChangeFeed } from "./fanout/fanout.ts";
 import { purgeFinishedDeliveries, releaseExpiredLeases } from "./delivery/queue.ts";

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { REST_BINDINGS } from "../http/rest-bindings.ts";
-import { signIn, startTestServer, type TestServer } from "../testing/index.ts";
+import { REST_BINDINGS } from "../app/rest-bindings.ts";
+import { signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { webhookEnv } from "./env.ts";
 import { RETRY_DELAYS_MS } from "./delivery/schedule.ts";
-import { ir21Headers, signatureMatches } from "./test-helpers.ts";
-import { startTestReceiver, type TestReceiver } from "../testing/webhook-receiver.ts";
+import { ir21Headers, signatureMatches } from "../../testing/webhooks.ts";
+import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
 import type { HostResolver } from "./subscriptions/url-policy.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
 

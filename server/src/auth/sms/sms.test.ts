@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agreementOf, randomPhone, startTestServer, type TestServer } from "../../testing/index.ts";
+import { agreementOf, randomPhone, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { aliyunV3Authorization } from "./aliyun.ts";
 import { tencentTc3Authorization } from "./tencent.ts";
 

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { Capability, pageOf } from "../../contract/catalog.ts";
-import { listCapabilities } from "../queries.ts";
+import { listCapabilities } from "../model/queries.ts";
 import { CountryParam, ListQuery, NetworkIdParam, OperatorIdParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const capabilitiesListRoute = defineRoute({
   method: "GET",

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventPayload } from "../../contract/events.ts";
-import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
-import { importDataset } from "../import.ts";
-import { demoDataset } from "../importers/demo.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../../testing/index.ts";
+import { importDataset } from "../import/import.ts";
+import { demoDataset } from "../import/importers/demo.ts";
 
 let server: TestServer;
 let key: { "x-api-key": string };

@@ -16,10 +16,10 @@ import { z } from "zod";
 import { Cursor } from "../../contract/common.ts";
 import { EventPayload } from "../../contract/events.ts";
 import { AppError } from "../../errors.ts";
-import { queryChanges } from "../changes.ts";
-import { VERSION_PATTERN } from "../versions.ts";
+import { queryChanges } from "../changes/changes.ts";
+import { VERSION_PATTERN } from "../model/versions.ts";
 import { CountryParam, EventTypes, OperatorIdParam, commaList } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 const ChangesCursor = z.object({ a: z.number().int().min(0), u: z.number().int().min(1), s: z.string() });
 

@@ -8,8 +8,8 @@
  */
 import { z } from "zod";
 import { Country } from "../../contract/catalog.ts";
-import { listCountries } from "../queries.ts";
-import { defineRoute } from "./route.ts";
+import { listCountries } from "../model/queries.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 const Output = z.object({ items: z.array(Country) });
 

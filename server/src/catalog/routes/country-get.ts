@@ -9,9 +9,9 @@
 import { z } from "zod";
 import { CountryDetail } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { countryOperators, getCountry } from "../queries.ts";
+import { countryOperators, getCountry } from "../model/queries.ts";
 import { CountryParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const countryGetRoute = defineRoute({
   method: "GET",

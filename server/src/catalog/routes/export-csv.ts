@@ -10,10 +10,10 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors.ts";
-import { EXPORT_RESOURCES, csvExport, streamOf, type ExportResource } from "../snapshot.ts";
-import { findVersion } from "../versions.ts";
+import { EXPORT_RESOURCES, csvExport, streamOf, type ExportResource } from "../exports/snapshot.ts";
+import { findVersion } from "../model/versions.ts";
 import { etagOf, fileResponse, notModified, notModifiedResponse } from "./files.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const EXPORT_FILES = EXPORT_RESOURCES.map((r) => `${r}.csv` as const);
 

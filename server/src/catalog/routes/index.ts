@@ -1,5 +1,5 @@
 import type { H3 } from "h3";
-import type { AppDeps } from "../../deps.ts";
+import type { AppDeps } from "../../app/deps.ts";
 import { capabilitiesListRoute } from "./capabilities-list.ts";
 import { changesRoute } from "./changes.ts";
 import { countriesListRoute } from "./countries-list.ts";
@@ -12,10 +12,10 @@ import { networkGetRoute } from "./network-get.ts";
 import { networksListRoute } from "./networks-list.ts";
 import { numberRangeGetRoute } from "./number-range-get.ts";
 import { numberRangesListRoute } from "./number-ranges-list.ts";
-import { openApiRoute } from "./openapi.ts";
+import { openApiRoute } from "../../docs/openapi.ts";
 import { operatorGetRoute } from "./operator-get.ts";
 import { operatorsListRoute } from "./operators-list.ts";
-import { mountDataRoutes, type DataRoute, type MountOptions } from "./route.ts";
+import { mountDataRoutes, type DataRoute, type MountOptions } from "../../data-api/route.ts";
 import { snapshotRoute } from "./snapshot.ts";
 
 /** Every /v1 route (docs/api.md), in the order the docs list them. */

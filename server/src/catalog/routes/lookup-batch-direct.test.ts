@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { describe, expect, it } from "vitest";
-import { directAnswersSuite, type Answer } from "./test-direct-answers.ts";
+import { directAnswersSuite, type Answer } from "../../../testing/direct-answers.ts";
 
 /**
  * POST /v1/lookup/batch's direct answers (each item spliced from its range's prebuilt fragment,

@@ -12,9 +12,9 @@
 import { z } from "zod";
 import { BatchLookupItemError, NumberLookup, PublicNumberLookup } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { findNumber, lookupNumber, type FoundNumber } from "../lookup.ts";
+import { findNumber, lookupNumber, type FoundNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const BATCH_LOOKUP_MAX = 100;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../http/app.ts";
-import { startTestServer } from "../../testing/index.ts";
-import { directAnswersSuite, send } from "./test-direct-answers.ts";
+import { createApp } from "../../app/http-app.ts";
+import { startTestServer } from "../../../testing/index.ts";
+import { directAnswersSuite, send } from "../../../testing/direct-answers.ts";
 
 /**
  * GET /v1/lookup's direct handler (answers spliced from prebuilt fragments, route.ts `serialised`)

@@ -4,9 +4,9 @@ import { dirname, join } from "node:path";
 import { deserialize } from "bson";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
-import { PrefixMap, prefixCover } from "../lookup-index.ts";
-import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../../testing/index.ts";
+import { PrefixMap, prefixCover } from "../lookup/lookup-index.ts";
+import { recordingMetering, type RecordingMetering } from "../../../testing/metering.ts";
 
 let server: TestServer;
 let key: { "x-api-key": string };

@@ -14,9 +14,9 @@
  */
 import { z } from "zod";
 import { ImsiLookup, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
-import { findNumber, lookupImsi, lookupNumber } from "../lookup.ts";
+import { findNumber, lookupImsi, lookupNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const LookupQuery = z
   .object({

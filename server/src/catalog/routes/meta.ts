@@ -13,10 +13,10 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DataMeta, type SourceDescriptor } from "../../contract/catalog.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
-import { olderRelease } from "../importers/data-versions.ts";
-import { findVersion } from "../versions.ts";
-import { attributionOf } from "../snapshot.ts";
-import { defineRoute } from "./route.ts";
+import { olderRelease } from "../import/importers/data-versions.ts";
+import { findVersion } from "../model/versions.ts";
+import { attributionOf } from "../exports/snapshot.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 /** One checksum over a source's files (path and sha256 of each, in path order), for the small answer. */
 function summarised(source: SourceDescriptor): SourceDescriptor {

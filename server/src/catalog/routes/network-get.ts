@@ -6,9 +6,9 @@
 import { z } from "zod";
 import { Network, PublicNetwork } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { getNetwork } from "../queries.ts";
+import { getNetwork } from "../model/queries.ts";
 import { NetworkIdParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const networkGetRoute = defineRoute({
   method: "GET",

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { Network, PublicNetwork, pageOf } from "../../contract/catalog.ts";
-import { listNetworks } from "../queries.ts";
+import { listNetworks } from "../model/queries.ts";
 import { CountryParam, Digits, ListQuery, OperatorIdParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const networksListRoute = defineRoute({
   method: "GET",

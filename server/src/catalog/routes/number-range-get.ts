@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { NumberRange } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { getNumberRange } from "../queries.ts";
-import { defineRoute } from "./route.ts";
+import { getNumberRange } from "../model/queries.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const numberRangeGetRoute = defineRoute({
   method: "GET",

@@ -7,9 +7,9 @@
  * 200 {code: 0, data: {items: NumberRange[], next_cursor}, meta}     400 INVALID_REQUEST     401 UNAUTHORIZED
  */
 import { NumberKind, NumberPlan, NumberRange, pageOf } from "../../contract/catalog.ts";
-import { listNumberRanges } from "../queries.ts";
+import { listNumberRanges } from "../model/queries.ts";
 import { CountryParam, Digits, ListQuery, OperatorIdParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const numberRangesListRoute = defineRoute({
   method: "GET",

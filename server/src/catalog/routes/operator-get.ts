@@ -11,9 +11,9 @@
 import { z } from "zod";
 import { OperatorDetail, PublicOperatorDetail } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { operatorDetail } from "../queries.ts";
+import { operatorDetail } from "../model/queries.ts";
 import { OperatorIdParam } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const operatorGetRoute = defineRoute({
   method: "GET",

@@ -9,9 +9,9 @@
  */
 import { z } from "zod";
 import { Operator, PublicOperator, pageOf } from "../../contract/catalog.ts";
-import { listOperators } from "../queries.ts";
+import { listOperators } from "../model/queries.ts";
 import { CountryParam, ListQuery } from "./params.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const operatorsListRoute = defineRoute({
   method: "GET",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
+import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../../testing/index.ts";
 
 let server: TestServer;
 let alice: SignedIn;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, signIn, startTestServer, type TestServer } from "../../testing/index.ts";
-import { importDataset } from "../import.ts";
-import { demoDataset } from "../importers/demo.ts";
-import { recordingMetering, type RecordingMetering } from "./test-metering.ts";
+import { createApiKey, signIn, startTestServer, type TestServer } from "../../../testing/index.ts";
+import { importDataset } from "../import/import.ts";
+import { demoDataset } from "../import/importers/demo.ts";
+import { recordingMetering, type RecordingMetering } from "../../../testing/metering.ts";
 
 let server: TestServer;
 let key: { "x-api-key": string };

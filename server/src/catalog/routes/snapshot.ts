@@ -10,10 +10,10 @@
  * 200 application/json     304     401 UNAUTHORIZED
  */
 import { AppError } from "../../errors.ts";
-import { jsonSnapshot, streamOf } from "../snapshot.ts";
-import { findVersion } from "../versions.ts";
+import { jsonSnapshot, streamOf } from "../exports/snapshot.ts";
+import { findVersion } from "../model/versions.ts";
 import { etagOf, fileResponse, notModified, notModifiedResponse } from "./files.ts";
-import { defineRoute } from "./route.ts";
+import { defineRoute } from "../../data-api/route.ts";
 
 export const snapshotRoute = defineRoute({
   method: "GET",

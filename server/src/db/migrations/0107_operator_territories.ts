@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { contentHash, operators, OPEN_VERSION } from "../../catalog/entities.ts";
+import { contentHash, operators, OPEN_VERSION } from "../../catalog/model/entities.ts";
 import { dialectOf } from "../db.ts";
 
 /**

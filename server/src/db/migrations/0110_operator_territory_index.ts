@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { TERRITORY_TABLE, insertTerritoryRows } from "../../catalog/operator-territories.ts";
+import { TERRITORY_TABLE, insertTerritoryRows } from "../../catalog/operators/territories.ts";
 import { portableTable } from "../db.ts";
 
 /**

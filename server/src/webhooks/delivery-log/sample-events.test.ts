@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Capability, Network, NumberRange, Operator } from "../../contract/catalog.ts";
 import { EVENT_TYPES, EventPayload, type EventType } from "../../contract/events.ts";
-import { demoDataset, importDataset, readChangesAfter, startTestServer, type TestServer } from "../../testing/index.ts";
+import { demoDataset, importDataset, readChangesAfter, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { sampleEvent } from "./sample-events.ts";
 
 /**

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
-import { capabilities, changedFields, networks, numberRanges, operators, type EntityKind } from "../../catalog/entities.ts";
-import { demoDataset } from "../../catalog/importers/demo.ts";
-import { survivingOperatorId } from "../../catalog/operator-lineage.ts";
-import { currentVersion } from "../../catalog/versions.ts";
+import { capabilities, changedFields, networks, numberRanges, operators, type EntityKind } from "../../catalog/model/entities.ts";
+import { demoDataset } from "../../catalog/import/importers/demo.ts";
+import { survivingOperatorId } from "../../catalog/operators/lineage.ts";
+import { currentVersion } from "../../catalog/model/versions.ts";
 import { toIso } from "../../contract/common.ts";
 import { CATALOG_UPDATED, type EventPayload, type EventType } from "../../contract/events.ts";
 import type { Db } from "../../db/db.ts";

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/db.ts";
-import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
-import { testTarget } from "../../testing/databases.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
+import { testTarget } from "../../../testing/databases.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
 import { cancelClaimed, claimDue, claimDueReporting, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
-import { ir21Headers } from "../test-helpers.ts";
-import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
+import { ir21Headers } from "../../../testing/webhooks.ts";
+import { startTestReceiver, type TestReceiver } from "../../../testing/webhook-receiver.ts";
 import { DeliveryWorker } from "./worker.ts";
 
 let server: TestServer;

@@ -1,11 +1,11 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from "kysely";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "../../db/db.ts";
-import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
-import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
+import { startTestReceiver, type TestReceiver } from "../../../testing/webhook-receiver.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
 import { createSubscription, queueTestEvent } from "../subscriptions/subscriptions.ts";
-import { ir21Headers } from "../test-helpers.ts";
+import { ir21Headers } from "../../../testing/webhooks.ts";
 import { claimDue, claimDueReporting, recordAndClaim, recordOutcomes, type AttemptRecord, type Recording } from "./queue.ts";
 import { OutcomeRecorder } from "./recorder.ts";
 import { DeliveryWorker } from "./worker.ts";

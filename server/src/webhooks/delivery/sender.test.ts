@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { DestinationAgents } from "./agents.ts";
 import { sendWebhook } from "./sender.ts";
-import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
+import { startTestReceiver, type TestReceiver } from "../../../testing/webhook-receiver.ts";
 import { createUrlPolicy, type HostResolver } from "../subscriptions/url-policy.ts";
 
 const loopback: HostResolver = async () => [{ address: "127.0.0.1", family: 4 }];

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readChangesAfter } from "../../catalog/changes.ts";
-import { importDataset } from "../../catalog/import.ts";
-import { demoDataset } from "../../catalog/importers/demo.ts";
+import { readChangesAfter } from "../../catalog/changes/changes.ts";
+import { importDataset } from "../../catalog/import/import.ts";
+import { demoDataset } from "../../catalog/import/importers/demo.ts";
 import { EventPayload } from "../../contract/events.ts";
-import { signIn, startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "../../testing/index.ts";
-import { catalogChangeFeed } from "./catalog-feed.ts";
+import { signIn, startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "../../../testing/index.ts";
+import { catalogChangeFeed } from "../../catalog/changes/feed.ts";
 import { webhookEnv } from "../env.ts";
 import { fanOutAll } from "./fanout.ts";
-import { ir21Headers, signatureMatches } from "../test-helpers.ts";
+import { ir21Headers, signatureMatches } from "../../../testing/webhooks.ts";
 import { DeliveryWorker } from "../delivery/worker.ts";
 
 let server: TestServer;

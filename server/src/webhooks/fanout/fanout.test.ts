@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { Db } from "../../db/db.ts";
 import { newId } from "../../ids.ts";
-import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
 import { fanOutAll, fanOutOnce, type ChangeFeed } from "./fanout.ts";
 import { createSubscription, updateSubscription } from "../subscriptions/subscriptions.ts";

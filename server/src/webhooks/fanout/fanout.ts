@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { operatorFilterIds } from "../../catalog/operator-lineage.ts";
+import { operatorFilterIds } from "../../catalog/operators/lineage.ts";
 import { CATALOG_UPDATED, type EventPayload } from "../../contract/events.ts";
 import type { Db } from "../../db/db.ts";
 import { writeTransaction } from "../../db/transaction.ts";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { AppDeps } from "../../deps.ts";
+import type { AppDeps } from "../../app/deps.ts";
 import { deliveryHeaders } from "../delivery/signing.ts";
 import { webhookEnv, type WebhookEnv } from "../env.ts";
 import type { WebhookListenSessionTable } from "../tables.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catalogChangeFeed, demoDataset, importDataset, signIn, startTestServer, createApiKey, type SignedIn, type TestServer } from "../../testing/index.ts";
-import { signatureMatches } from "../test-helpers.ts";
+import { catalogChangeFeed, demoDataset, importDataset, signIn, startTestServer, createApiKey, type SignedIn, type TestServer } from "../../../testing/index.ts";
+import { signatureMatches } from "../../../testing/webhooks.ts";
 import { fanOutAllToListenSessions } from "./fanout.ts";
 import { listenHub } from "./hub.ts";
 import { sweepListenSessions } from "./sweep.ts";

@@ -17,9 +17,9 @@
  * is a write (it takes one of the account's slots), so the cross-site rule applies as to a POST.
  */
 import { getQuery, type H3 } from "h3";
-import { requireConsoleSession } from "../../auth/access.ts";
-import { crossSiteViolation } from "../../auth/cross-site.ts";
-import type { AppDeps } from "../../deps.ts";
+import { requireConsoleSession } from "../../access/resolver.ts";
+import { crossSiteViolation } from "../../access/cross-site.ts";
+import type { AppDeps } from "../../app/deps.ts";
 import { AppError } from "../../errors.ts";
 import { requestIdOf } from "../../http/request-id.ts";
 import { createContext } from "../../trpc/context.ts";

@@ -1,4 +1,4 @@
-import { lastChangeSeq } from "../../catalog/changes.ts";
+import { lastChangeSeq } from "../../catalog/changes/changes.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import { EVENT_TYPES, type EventType } from "../../contract/events.ts";
 import type { ListenSession } from "../../contract/webhooks.ts";

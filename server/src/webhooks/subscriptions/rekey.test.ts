@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
-import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
-import { rekeyCommand } from "../commands.ts";
+import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
+import { startTestReceiver, type TestReceiver } from "../../../testing/webhook-receiver.ts";
+import { rekeyCommand } from "../../app/commands/webhooks.ts";
 import { webhookEnv } from "../env.ts";
 import { createSubscription, queueTestEvent, rotateSecret } from "./subscriptions.ts";
-import { ir21Headers, signatureMatches } from "../test-helpers.ts";
+import { ir21Headers, signatureMatches } from "../../../testing/webhooks.ts";
 import { DeliveryWorker } from "../delivery/worker.ts";
 
 /**

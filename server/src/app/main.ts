@@ -1,0 +1,138 @@
+import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
+import { ConfigError, loadConfig } from "../config.ts";
+import { createDeps } from "./deps.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { startServer } from "./serve.ts";
+import { inquiriesCommand } from "./commands/contact.ts";
+import { accountsCommand } from "./commands/console.ts";
+import { exitOnFault, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
+import { startWebhookRuntime } from "../webhooks/runtime.ts";
+import { authJobs } from "../auth/retention.ts";
+import { cronOwner, startCron } from "../jobs/cron.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
+import { catalogCommands, startCatalog } from "./commands/catalog.ts";
+import { COMMIT, RUNTIME, VERSION } from "../version.ts";
+
+const serve = defineCommand({
+  meta: { name: "serve", description: "Start the HTTP server (the default command)" },
+  args: {
+    "webhook-worker": { type: "boolean", default: true, description: "Deliver webhooks in this process (--no-webhook-worker when separate `worker` processes do it)" },
+  },
+  async run({ args }) {
+    const config = loadConfig();
+    const deps = await createDeps(config);
+    exitOnFault(deps.log);
+    await migrateEmbedded(deps);
+    const catalog = await startCatalog(deps);
+    // Sign-in's clean-up (auth/retention.ts); the database elects one instance per slot.
+    const auth = startCron(authJobs(deps), { db: deps.db, owner: cronOwner(), log: deps.log });
+    // Periodic jobs always run (the database elects one instance per slot); delivery can be moved out.
+    const webhooks = startWebhookRuntime(deps, { worker: args["webhook-worker"] });
+    const running = await startServer(deps, { port: config.port, host: config.host }, {
+      // Background work stops after the last request drains and before the database closes.
+      beforeClose: async () => {
+        await catalog.stop();
+        await auth.stop();
+        await webhooks.stop();
+      },
+    });
+    // Handlers first: a supervisor may signal as soon as it reads the line below.
+    stopOnSignal(deps.log, async () => {
+      // Drain: /readyz answers 503 while requests are still served, then the listener closes.
+      deps.lifecycle.shuttingDown = true;
+      if (config.shutdownDrainMs > 0) {
+        deps.log.info({ drain_ms: config.shutdownDrainMs }, "draining: /readyz answers 503");
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
+      await running.close();
+    });
+    deps.log.info(
+      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
+      "ir21 server listening",
+    );
+  },
+});
+
+const worker = defineCommand({
+  meta: { name: "worker", description: "Deliver webhooks and run periodic jobs, without serving HTTP (scale-out)" },
+  async run() {
+    const deps = await createDeps(loadConfig());
+    exitOnFault(deps.log);
+    await migrateEmbedded(deps);
+    const webhooks = startWebhookRuntime(deps);
+    stopOnSignal(deps.log, async () => {
+      await webhooks.stop();
+      await deps.close();
+    });
+    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
+  },
+});
+
+const migrate = defineCommand({
+  meta: { name: "migrate", description: "Apply database migrations to DATABASE_URL" },
+  async run() {
+    const deps = await createDeps(loadConfig());
+    try {
+      const result = await migrateToLatest(deps.db);
+      for (const r of result.results ?? []) console.log(`${r.migrationName}: ${r.status}`);
+      if (!result.results?.length) console.log("Already up to date.");
+    } finally {
+      await deps.close();
+    }
+  },
+});
+
+export const command: CommandDef = defineCommand({
+  meta: { name: "ir21-server", description: "ir21 communications data service" },
+  subCommands: { serve, worker, migrate, inquiries: inquiriesCommand, accounts: accountsCommand, webhooks: webhooksCommand, ...catalogCommands },
+});
+
+type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
+const resolveValue = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);
+
+/** The (sub)command the positional words name, and its parent, for `--help` at any depth. */
+async function commandFor(rawArgs: string[]): Promise<[CommandDef, CommandDef | undefined]> {
+  let current: CommandDef = command;
+  let parent: CommandDef | undefined;
+  for (const word of rawArgs) {
+    if (word.startsWith("-")) break;
+    const subCommands = current.subCommands ? await resolveValue(current.subCommands) : undefined;
+    const next = subCommands?.[word];
+    if (!next) break;
+    parent = current;
+    current = await resolveValue(next);
+  }
+  return [current, parent];
+}
+
+/** Entry point of the `ir21-server` binary: `serve` when no command is given. */
+export async function main(argv: string[]): Promise<void> {
+  const rawArgs = argv.length === 0 ? ["serve"] : argv;
+  if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-V")) {
+    console.log(`ir21-server ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ""}`);
+    return;
+  }
+  try {
+    if (rawArgs.includes("--help") || rawArgs.includes("-h")) {
+      await showUsage(...(await commandFor(rawArgs)));
+      return;
+    }
+    await runCommand(command, { rawArgs });
+  } catch (error) {
+    if (error instanceof Error && error.name === "CLIError") {
+      await showUsage(...(await commandFor(rawArgs)));
+      console.error(error.message);
+      process.exit(64);
+    }
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      process.exit(64); // EX_USAGE
+    }
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}

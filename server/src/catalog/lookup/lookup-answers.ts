@@ -1,0 +1,125 @@
+import type { z } from "zod";
+import { Utf8Builder } from "../../utf8-builder.ts";
+import { NumberLookup, PublicNumberLookup, type NumberRange } from "../../contract/catalog.ts";
+import type { LookupIndex } from "./lookup-index.ts";
+import { noRangePart, rangePartOf, RANGE_PART_KEYS, type FoundNumber, type NumberPart, type RangePart } from "./lookup.ts";
+
+/** Who gets which fields of an answer: `full` for API keys and sessions, `public` for anonymous callers. */
+export type Projection = "full" | "public";
+
+/** The output schema of a number answer per projection (the /v1/lookup route's, less its IMSI alternative). */
+export const NUMBER_ANSWER_SCHEMAS: Record<Projection, z.ZodObject> = { full: NumberLookup, public: PublicNumberLookup };
+
+/** A run of consecutive keys of an answer schema that are all number keys or all range keys. */
+interface Segment {
+  part: "number" | "range";
+  keys: string[];
+  /** The schema of just these keys (a pick of the answer's schema: same field schemas, same order). */
+  schema: z.ZodObject;
+}
+
+function segmentsOf(schema: z.ZodObject): Segment[] {
+  const rangeKeys = new Set<string>(RANGE_PART_KEYS);
+  const segments: Segment[] = [];
+  for (const key of Object.keys(schema.shape)) {
+    const part = rangeKeys.has(key) ? "range" : "number";
+    const last = segments.at(-1);
+    if (last?.part === part) last.keys.push(key);
+    else segments.push({ part, keys: [key], schema: schema });
+  }
+  for (const segment of segments) segment.schema = schema.pick(Object.fromEntries(segment.keys.map((key) => [key, true])) as never);
+  return segments;
+}
+
+/** `{"a":1,"b":2}` → `"a":1,"b":2`: the members of a serialised object, to splice into another. */
+const members = (json: string) => json.slice(1, -1);
+
+/**
+ * The serialised number answers of one dataset version (docs/performance.md "Answer fragments").
+ *
+ * A number's answer is its own fields (number, validity, type, formats, location, time zones, match)
+ * plus a part that depends only on the range it matched and the number's country (holder, operator,
+ * current operator, range, networks, primary network: {@link rangePartOf}, the function
+ * `lookupNumber` uses). That part is 1.5-2 KB of the full projection; here it goes through the
+ * projection's output schema and `JSON.stringify` once per range, country and projection, and is kept
+ * as UTF-8 bytes; each request only parses and serialises its own fields, then splices the two in the
+ * schema's key order into the answer's buffer.
+ * The bytes equal `JSON.stringify(schema.parse(lookupNumber(...)))` (lookup-answers.test.ts checks
+ * every range of the reference dataset, both projections).
+ *
+ * Fragments are built lazily, on a range's first answer (~45 µs for both projections), and kept for
+ * the version's lifetime: building all of them at load took 1.27 s and 95 MB of heap for the
+ * reference dataset's 28,884 ranges, most of which an instance never answers (docs/performance.md).
+ * They assume the range part is a function of the version, the range and the number's country only:
+ * were it to depend on anything else (the date, the caller), that must join the key.
+ */
+export class NumberAnswers {
+  readonly #segments: Record<Projection, Segment[]> = { full: segmentsOf(NUMBER_ANSWER_SCHEMAS.full), public: segmentsOf(NUMBER_ANSWER_SCHEMAS.public) };
+  /** range → country → projection → serialised range segments (UTF-8), in schema order. */
+  readonly #byRange = new Map<NumberRange, Map<string | null, Record<Projection, Buffer[]>>>();
+  readonly #byReason = new Map<string, Record<Projection, Buffer[]>>();
+
+  constructor(private readonly index: LookupIndex) {}
+
+  /**
+   * Appends the `data` of a number's answer to `out` as JSON, in `projection`, as the route's output
+   * schema would give it.
+   */
+  write(found: FoundNumber, projection: Projection, out: Utf8Builder): void {
+    const fragments = this.#fragmentsOf(found)[projection];
+    let first = true;
+    let range = 0;
+    out.text("{");
+    for (const segment of this.#segments[projection]) {
+      if (segment.part === "range") {
+        const fragment = fragments[range++]!;
+        if (fragment.length === 0) continue;
+        if (!first) out.text(",");
+        out.bytes(fragment);
+      } else {
+        const text = members(JSON.stringify(segment.schema.parse(found.own as NumberPart)));
+        if (text === "") continue;
+        out.text(first ? text : "," + text);
+      }
+      first = false;
+    }
+    out.text("}");
+  }
+
+  /** {@link NumberAnswers.write} as a string. */
+  json(found: FoundNumber, projection: Projection): string {
+    const out = new Utf8Builder();
+    this.write(found, projection, out);
+    return out.toString();
+  }
+
+  /** How many range fragments are built (for the memory figures of docs/performance.md). */
+  get builtRanges(): number {
+    return this.#byRange.size;
+  }
+
+  #fragmentsOf(found: FoundNumber): Record<Projection, Buffer[]> {
+    if (found.range === null) {
+      let fragments = this.#byReason.get(found.reason);
+      if (!fragments) this.#byReason.set(found.reason, (fragments = this.#build(noRangePart(found.reason))));
+      return fragments;
+    }
+    let byCountry = this.#byRange.get(found.range);
+    if (!byCountry) this.#byRange.set(found.range, (byCountry = new Map()));
+    const country = found.own.country_iso2;
+    let fragments = byCountry.get(country);
+    if (!fragments) byCountry.set(country, (fragments = this.fragmentsOf(found.range, country)));
+    return fragments;
+  }
+
+  /** The serialised range segments (UTF-8) of a range's answers for numbers of `country`, both projections. */
+  fragmentsOf(range: NumberRange, country: string | null): Record<Projection, Buffer[]> {
+    return this.#build(rangePartOf(this.index, range, country));
+  }
+
+  #build(part: RangePart): Record<Projection, Buffer[]> {
+    const serialise = (projection: Projection) =>
+      this.#segments[projection].filter((s) => s.part === "range").map((s) => Buffer.from(members(JSON.stringify(s.schema.parse(part)))));
+    return { full: serialise("full"), public: serialise("public") };
+  }
+}

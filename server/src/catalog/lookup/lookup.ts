@@ -1,0 +1,211 @@
+import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from "libphonenumber-js/max";
+// Not `with { type: "json" }`: the exports map sends `import` to metadata.max.json.js, an ES module that
+// Node refuses to load as JSON (tsx let it pass in development; the bundle run by an installed package failed).
+import metadata from "libphonenumber-js/metadata.max.json";
+import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup, type NumberRange, type ValidationReason } from "../../contract/catalog.ts";
+import { AppError } from "../../errors.ts";
+import { INTERNATIONAL } from "../import/importers/reference.ts";
+import type { LookupIndex } from "./lookup-index.ts";
+import { CARRIER_KINDS, kindOfType } from "../model/number-kind.ts";
+import { primaryNetwork } from "./number-geo.ts";
+import { currentOperator } from "../operators/lineage.ts";
+import { networkOfNumber } from "../operators/networks.ts";
+
+/** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
+const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get(id.replace("-", ""));
+
+/** Digits with the usual separators, optionally after a +: what counts as an attempt at a phone number. */
+const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
+
+/**
+ * The fields of a number's answer that depend only on its matched range (and the number's country):
+ * what lookup-answers.ts builds once per range. A field added to {@link rangePartOf} must be listed
+ * here (RangePart is made from this list); every other field of NumberLookup is the number's own.
+ */
+export const RANGE_PART_KEYS = [
+  "range_holder",
+  "range_holder_reason",
+  "operator",
+  "current_operator",
+  "range",
+  "network",
+  "networks",
+  "primary_network",
+] as const satisfies readonly (keyof NumberLookup)[];
+export type RangePart = Pick<NumberLookup, (typeof RANGE_PART_KEYS)[number]>;
+/** The fields of a number's answer that are the number's own: everything but {@link RangePart}. */
+export type NumberPart = Omit<NumberLookup, keyof RangePart>;
+
+/**
+ * A number read and matched, its answer in two parts: the number's own fields, and the range it
+ * matched (null with the reason when none is named). `lookupNumber` joins them with
+ * {@link rangePartOf}; the /v1/lookup route serves the range part from fragments built once per
+ * range (lookup-answers.ts) through the same function.
+ */
+export type FoundNumber =
+  | { own: NumberPart; range: NumberRange; reason: null }
+  | { own: NumberPart; range: null; reason: NonNullable<NumberLookup["range_holder_reason"]> };
+
+/**
+ * Looks a phone number up (docs/api.md "Lookup"): normalise it with libphonenumber-js (E.164, or
+ * national with a country), then the longest matching prefix in the index.
+ *
+ * Carrier-mapper semantics (libphonenumber's PhoneNumberToCarrierMapper): a range holder and an
+ * operator are named only for a valid number of a type a carrier is named for (mobile,
+ * fixed_line_or_mobile, pager); otherwise they are null and `range_holder_reason` says why. Number-like
+ * input that is no valid number is an answer too (`valid: false`, `validation_reason` from libphonenumber);
+ * only input that is no phone number at all is an error.
+ */
+export function lookupNumber(index: LookupIndex, number: string, country?: string): NumberLookup {
+  const found = findNumber(index, number, country);
+  return { ...found.own, ...(found.range ? rangePartOf(index, found.range, found.own.country_iso2) : noRangePart(found.reason)) };
+}
+
+/** The number's own part of its answer and the range it matched: {@link lookupNumber} without the range part. */
+export function findNumber(index: LookupIndex, number: string, country?: string): FoundNumber {
+  const options = country ? { defaultCountry: country as CountryCode } : undefined;
+  const trimmed = number.trim();
+  const parsed = NUMBER_LIKE.test(trimmed) ? parsePhoneNumberFromString(trimmed, options) : undefined;
+  if (!parsed) {
+    const reason = NUMBER_LIKE.test(trimmed) ? validatePhoneNumberLength(trimmed, options) : "NOT_A_NUMBER";
+    // A national number without a country is a request the caller must complete, not a verdict.
+    if (reason === undefined || reason === "NOT_A_NUMBER" || (reason === "INVALID_COUNTRY" && !trimmed.startsWith("+"))) {
+      throw new AppError(
+        "INVALID_REQUEST",
+        country ? "number: not a phone number" : "number: not a phone number in E.164 (+8613912345678); give country for a national number",
+      );
+    }
+    const digits = trimmed.replace(/\D/g, "");
+    return {
+      own: unanswered(`+${trimmed.startsWith("+") || !country ? "" : getCountryCallingCode(country as CountryCode)}${digits}`, null, reasonOf(reason)),
+      range: null,
+      reason: "invalid_number",
+    };
+  }
+  const type = parsed.getType();
+  // With type metadata (the max set) "valid" is "has a type"; isValid() would repeat that matching.
+  const valid = type !== undefined || parsed.isValid();
+  const kind = kindOfType(type);
+  const countryIso2 = countryOfNumber(parsed.country, parsed.countryCallingCode as string);
+  // Formatted once: formatting is a third of a number's own work (docs/performance.md "Batch lookup").
+  const international = parsed.formatInternational();
+  const formats = {
+    e164: parsed.number,
+    national: parsed.formatNational(),
+    international,
+    // libphonenumber's RFC3966 format: the international form with hyphens (libphonenumber-js's
+    // getURI() leaves the digits unseparated).
+    rfc3966: `tel:${international.replace(/\s+/g, "-")}`,
+  };
+  const own: NumberPart = {
+    number: parsed.number,
+    country_iso2: countryIso2,
+    valid,
+    validation_reason: valid ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
+    number_type: type ? type.toLowerCase() : null,
+    formats,
+    location: index.geo.locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid),
+    time_zones: index.geo.timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
+    match: null,
+    note: LOOKUP_NOTE,
+  };
+  if (!valid) return { own, range: null, reason: "invalid_number" };
+  if (!CARRIER_KINDS.has(kind)) return { own, range: null, reason: "type_not_served" };
+  const hit = index.e164.longest(parsed.number.slice(1));
+  if (!hit) return { own, range: null, reason: "no_range" };
+  const range = hit.value;
+  own.country_iso2 = countryIso2 ?? range.country_iso2;
+  own.match = { prefix: hit.prefix, length: hit.prefix.length };
+  return { own, range, reason: null };
+}
+
+/**
+ * The part of a number's answer that depends only on its range and the number's country (which
+ * orders `primary_network`): the holder, the operator and its current successor, the networks.
+ */
+export function rangePartOf(index: LookupIndex, range: NumberRange, countryIso2: string | null): RangePart {
+  const operator = range.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
+  const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
+  // The lineage's end for the range (a split operator's successor depends on the area code, which
+  // every range's prefix holds: Brazil's are 7 to 9 digits, a DDD split names 4), so the range part
+  // stays the same for every number of the range and can be prebuilt (lookup-answers.ts).
+  const current = operator ? currentOperator(index.operators, operator, range.prefix ?? undefined) : null;
+  const network = networkOfNumber({
+    rangeNetwork: range.network_id ? (networkById(index, range.network_id) ?? null) : null,
+    networks,
+    currentNetworks: current && current !== operator ? (index.networksByOperator.get(current.id) ?? []) : [],
+    country: countryIso2 ?? range.country_iso2,
+  });
+  return {
+    range_holder: range.range_holder,
+    range_holder_reason: range.range_holder ? null : "no_range",
+    operator,
+    current_operator: current,
+    range,
+    network,
+    networks,
+    primary_network: primaryNetwork(network, networks, countryIso2),
+  };
+}
+
+/** The range part of a number no range is named for. */
+export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reason"]>): RangePart {
+  return { range_holder: null, range_holder_reason: reason, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null };
+}
+
+/** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */
+const reasonOf = (verdict: string | undefined): ValidationReason =>
+  verdict === "TOO_SHORT" || verdict === "TOO_LONG" || verdict === "INVALID_LENGTH" || verdict === "INVALID_COUNTRY" ? verdict : "INVALID_NUMBER";
+
+const phoneMetadata = metadata as unknown as { country_calling_codes: Record<string, string[]>; nonGeographic?: Record<string, unknown> };
+
+/**
+ * The country of a parsed number: libphonenumber's region; ZZ for the calling codes it files under no
+ * region (+800, +808, +870, +878, +881 …); for an invalid number of a shared code, whose region
+ * libphonenumber cannot tell, the code's main region (+44 → GB).
+ */
+function countryOfNumber(region: string | undefined, callingCode: string): string | null {
+  if (region) return region;
+  if (phoneMetadata.nonGeographic?.[callingCode]) return INTERNATIONAL;
+  return phoneMetadata.country_calling_codes[callingCode]?.[0] ?? null;
+}
+
+/** The number part of the answer to number-like input libphonenumber cannot even parse (too short, unknown calling code). */
+function unanswered(e164: string, countryIso2: string | null, reason: ValidationReason): NumberPart {
+  return {
+    number: e164,
+    country_iso2: countryIso2,
+    valid: false,
+    validation_reason: reason,
+    number_type: null,
+    formats: null,
+    location: null,
+    time_zones: [],
+    match: null,
+    note: LOOKUP_NOTE,
+  };
+}
+
+/**
+ * Looks an IMSI up: an IR.21 IMSI sub-range first, then the network by MCC + 3-digit MNC, then
+ * MCC + 2-digit MNC (the MNC length is not in the IMSI itself).
+ */
+export function lookupImsi(index: LookupIndex, imsi: string): ImsiLookup {
+  if (!/^\d{6,15}$/.test(imsi)) throw new AppError("INVALID_REQUEST", "imsi: must be 6 to 15 digits (MCC + MNC + MSIN)");
+  const range = index.imsi.longest(imsi)?.value ?? null;
+  const three = index.networksByPlmn.get(imsi.slice(0, 6));
+  const two = index.networksByPlmn.get(imsi.slice(0, 5));
+  const byRange = range?.network_id ? networkById(index, range.network_id) : undefined;
+  const network = byRange ?? three ?? two ?? null;
+  const operatorId = network?.operator_id ?? range?.operator_id ?? null;
+  return {
+    imsi,
+    mcc: network?.mcc ?? range?.mcc ?? null,
+    mnc: network?.mnc ?? range?.mnc ?? null,
+    country_iso2: network?.country_iso2 ?? range?.country_iso2 ?? null,
+    network,
+    operator: operatorId ? (index.operators.get(operatorId) ?? null) : null,
+    range,
+    ambiguous: !byRange && Boolean(three && two),
+  };
+}

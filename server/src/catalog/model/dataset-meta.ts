@@ -1,0 +1,84 @@
+import type { DatasetMeta, SourceMode } from "../../contract/envelope.ts";
+import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import type { Db } from "../../db/db.ts";
+
+/**
+ * What the envelope reports before the first import: no version yet. /readyz stays 503 in this
+ * state, so a load balancer never routes to a server without data.
+ */
+export const NO_DATASET: DatasetMeta = {
+  dataset_version: "none",
+  source_mode: "demo",
+  source_published_at: null,
+  ingested_at: toIso(0),
+};
+
+/** The current version with its sequence number: what a data request pins and reads at. */
+export interface PinnedVersion {
+  meta: DatasetMeta;
+  /** dataset_versions.seq; 0 before the first import. */
+  seq: number;
+}
+
+export interface DatasetMetaSource {
+  /** The current version's meta; cached briefly, so other instances' imports show within the TTL. */
+  current(): Promise<DatasetMeta>;
+  /** The current version's meta and seq, from the same cache. */
+  pinned(): Promise<PinnedVersion>;
+  /** Forget the cached value (called after a local import switches the version). */
+  invalidate(): void;
+}
+
+/**
+ * Reads the current dataset version (highest seq) for the envelope's meta, caching it for `ttlMs`
+ * so a busy server does one tiny query per second rather than one per request.
+ */
+export function createDatasetMetaSource(db: Db, options: { ttlMs?: number; now?: () => number } = {}): DatasetMetaSource {
+  const ttlMs = options.ttlMs ?? 1000;
+  // Real time, not the injected clock: this is cache freshness, not domain behaviour.
+  const now = options.now ?? Date.now;
+  let cached: { value: PinnedVersion; at: number } | null = null;
+  let inflight: Promise<PinnedVersion> | null = null;
+
+  async function load(): Promise<PinnedVersion> {
+    const row = await db
+      .selectFrom("dataset_versions")
+      .select(["version", "seq", "source_mode", "source_published_at", "ingested_at"])
+      .orderBy("seq", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return { meta: NO_DATASET, seq: 0 };
+    return {
+      meta: {
+        dataset_version: row.version,
+        source_mode: row.source_mode as SourceMode,
+        source_published_at: toIsoOrNull(row.source_published_at === null ? null : Number(row.source_published_at)),
+        ingested_at: toIso(Number(row.ingested_at)),
+      },
+      seq: Number(row.seq),
+    };
+  }
+
+  async function pinned(): Promise<PinnedVersion> {
+    if (cached && now() - cached.at < ttlMs) return cached.value;
+    inflight ??= load()
+      .then((value) => {
+        cached = { value, at: now() };
+        return value;
+      })
+      .finally(() => {
+        inflight = null;
+      });
+    return inflight;
+  }
+
+  return {
+    async current() {
+      return (await pinned()).meta;
+    },
+    pinned,
+    invalidate() {
+      cached = null;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { getCookie, type H3Event } from "h3";
+import { clientIp } from "../http/client-ip.ts";
+import type { AppDeps } from "../app/deps.ts";
+import type { Access } from "../access/access.ts";
+import { sessionCookieName } from "../http/cookies.ts";
+import { toContractError } from "../http/errors.ts";
+
+/**
+ * What metering needs of a request and its answer, whichever server layer carries it: h3's event
+ * (`meteredQuery`) or node's request on the lookup's own lane (catalog/routes/on-node.ts).
+ */
+export interface MeteredCall {
+  /** The X-API-Key header, null without one. */
+  apiKey: string | null;
+  /** The session cookie's token: asked only when there is no API key, so the cookie is not parsed then. */
+  sessionToken(): string | null;
+  /** The client's address (client-ip.ts). */
+  ip: string | null;
+  /** Puts the RateLimit fields on the answer a successful query gets. */
+  stage(headers: Record<string, string>): void;
+  /** Puts them on the error answer, when the query or its settlement fails after admission. */
+  stageForError(headers: Record<string, string>): void;
+}
+
+/**
+ * Runs one /v1 data query under the caller's access, rate limit and quota: resolves the API key or
+ * session (401 for bad credentials), admits the request (429 RATE_LIMITED / QUOTA_EXCEEDED), stages
+ * the RateLimit headers (for the success and for an error answer alike), runs the query, and settles
+ * its status (2xx charged, anything else a business failure). An export or snapshot is one query
+ * (`cost` 1).
+ */
+export async function meter<T>(
+  call: MeteredCall,
+  deps: Pick<AppDeps, "access" | "metering">,
+  endpoint: string,
+  run: (access: Access) => Promise<T>,
+  options: { cost?: number } = {},
+): Promise<T> {
+  const access = await deps.access.resolve({ sessionToken: call.apiKey === null ? call.sessionToken() : null, apiKey: call.apiKey });
+  const request = { access, ip: call.ip, endpoint, cost: options.cost };
+  const { headers } = await deps.metering.admit(request);
+  // On the answer whatever it turns out to be: a query that fails after admission still counted.
+  // A success carries them from here; an error answer only when the query fails, so error answers'
+  // headers are not staged on every request.
+  call.stage(headers);
+  let result: T;
+  try {
+    result = await run(access);
+  } catch (error) {
+    call.stageForError(headers);
+    await deps.metering.settle({ ...request, status: toContractError(error).status });
+    throw error;
+  }
+  try {
+    await deps.metering.settle({ ...request, status: result instanceof Response ? result.status : 200 });
+  } catch (error) {
+    call.stageForError(headers);
+    throw error;
+  }
+  return result;
+}
+
+/**
+ * {@link meter} for a request h3 carries: the headers go on the event (a success) and on its
+ * `errHeaders` (what errorResponse puts on an error answer).
+ * @example
+ * app.get("/v1/lookup", (event) => meteredQuery(event, deps, "GET /v1/lookup", (access) => lookup(access, event)));
+ */
+export function meteredQuery<T>(
+  event: H3Event,
+  deps: Pick<AppDeps, "access" | "metering" | "config">,
+  endpoint: string,
+  run: (access: Access) => Promise<T>,
+  options: { cost?: number } = {},
+): Promise<T> {
+  const call: MeteredCall = {
+    apiKey: event.req.headers.get("x-api-key"),
+    sessionToken: () => getCookie(event, sessionCookieName(deps.config)) ?? null,
+    ip: clientIp(event, deps.config),
+    stage: (headers) => {
+      for (const name in headers) event.res.headers.set(name, headers[name]!);
+    },
+    stageForError: (headers) => {
+      for (const name in headers) event.res.errHeaders.set(name, headers[name]!);
+    },
+  };
+  return meter(call, deps, endpoint, run, options);
+}

@@ -1,8 +1,0 @@
-import { readChangesAfter } from "../../catalog/changes.ts";
-import type { ChangeFeed } from "./fanout.ts";
-
-/**
- * The catalogue's change log (catalog_changes) as the fan-out's outbox: imports write it in their own
- * transaction with a strictly increasing seq, so every committed change is here exactly once.
- */
-export const catalogChangeFeed: ChangeFeed = { name: "catalog", readAfter: readChangesAfter };
