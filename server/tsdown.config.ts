@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -11,6 +12,12 @@ import { sourceDigest } from "./bin/source-digest.js";
  * the npm dependencies left external (installed beside it; better-sqlite3 is native), the version
  * and commit compiled in, and the files it serves copied next to it: the web console's build
  * (dist/web) and Redoc's standalone bundle (dist/docs). bin/ir21-server.js runs it.
+ *
+ * One dependency is bundled: libphonenumber-js, as this workspace patches it
+ * (patches/libphonenumber-js@*.patch, applied by pnpm at install). An installed package would
+ * otherwise run the registry's unpatched copy, not the code the tests and benchmarks measured; bundled,
+ * it runs exactly that (tests/release checks it). The installed copy beside it still provides the
+ * metadata files the reference import reads and checksums, which the patch does not touch.
  */
 const root = dirname(fileURLToPath(import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
@@ -24,6 +31,17 @@ function gitCommit(): string {
   }
 }
 
+/** The patched dependencies bundled into dist, each with the sha256 of its patch file (the release test compares). */
+function bundledPatches(): Record<string, { version: string; patch: string }> {
+  const workspace = JSON.parse(readFileSync(join(root, "../package.json"), "utf8")) as { pnpm?: { patchedDependencies?: Record<string, string> } };
+  return Object.fromEntries(
+    Object.entries(workspace.pnpm?.patchedDependencies ?? {}).map(([spec, file]) => {
+      const at = spec.lastIndexOf("@");
+      return [spec.slice(0, at), { version: spec.slice(at + 1), patch: createHash("sha256").update(readFileSync(join(root, "..", file))).digest("hex") }];
+    }),
+  );
+}
+
 export default defineConfig({
   entry: { main: "src/app/main.ts" },
   format: "esm",
@@ -33,6 +51,7 @@ export default defineConfig({
   fixedExtension: true,
   clean: true,
   dts: false,
+  noExternal: [/^libphonenumber-js(\/|$)/],
   sourcemap: true,
   define: {
     __IR21_VERSION__: JSON.stringify(pkg.version),
@@ -46,6 +65,9 @@ export default defineConfig({
     const redoc = createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js");
     cpSync(redoc, join(root, "dist/docs/redoc.standalone.js"));
     cpSync(join(dirname(redoc), "redoc.standalone.js.LICENSE.txt"), join(root, "dist/docs/redoc.standalone.js.LICENSE.txt"));
-    writeFileSync(join(root, "dist/build-info.json"), JSON.stringify({ version: pkg.version, commit: gitCommit() || null, sourceDigest: sourceDigest(join(root, "src")) }, null, 2) + "\n");
+    writeFileSync(
+      join(root, "dist/build-info.json"),
+      JSON.stringify({ version: pkg.version, commit: gitCommit() || null, sourceDigest: sourceDigest(join(root, "src")), bundled: bundledPatches() }, null, 2) + "\n",
+    );
   },
 });

@@ -161,3 +161,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: { ...env },
   };
 }
+
+/**
+ * Whole-number settings a domain reads from the environment (1 to 1,000,000,000), each with its
+ * default; the variables that do not parse are named in one {@link ConfigError}.
+ * @example
+ * const { API_KEYS_PER_ACCOUNT } = wholeNumberSettings(config, { API_KEYS_PER_ACCOUNT: 20 });
+ */
+export function wholeNumberSettings<K extends string>(config: Pick<Config, "env">, defaults: Record<K, number>): Record<K, number> {
+  const problems: string[] = [];
+  const values = {} as Record<K, number>;
+  for (const name of Object.keys(defaults) as K[]) {
+    const raw = config.env[name];
+    const parsed = raw === undefined || raw === "" ? null : Number(raw);
+    const valid = parsed !== null && Number.isInteger(parsed) && parsed >= 1 && parsed <= 1_000_000_000;
+    if (parsed !== null && !valid) problems.push(`${name}: must be a whole number from 1 to 1000000000`);
+    values[name] = valid ? parsed : defaults[name];
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return values;
+}

@@ -21,6 +21,11 @@ export interface CursorSeal {
 /** base64url characters of a 16-byte MAC. */
 const MAC_CHARS = 22;
 
+/**
+ * The seal of a deployment's SESSION_SECRET; the wiring makes one (app/deps.ts `cursors`).
+ * @example
+ * const next_cursor = cursors.seal(`deliveries:${userId}:${id}`, position);
+ */
 export function createCursorSeal(secret: string): CursorSeal {
   const key = Buffer.from(hkdfSync("sha256", secret, "", "ir21 page cursors v1", 32));
   // The listing is length-prefixed, so no listing/position pair can be read as another.
@@ -38,22 +43,6 @@ export function createCursorSeal(secret: string): CursorSeal {
       return position;
     },
   };
-}
-
-const seals = new WeakMap<object, CursorSeal>();
-
-/**
- * The seal of a server's secrets, made once.
- * @example
- * const next_cursor = cursorSealOf(deps.secrets).seal(`deliveries:${userId}:${id}`, position);
- */
-export function cursorSealOf(secrets: { session: string }): CursorSeal {
-  let seal = seals.get(secrets);
-  if (!seal) {
-    seal = createCursorSeal(secrets.session);
-    seals.set(secrets, seal);
-  }
-  return seal;
 }
 
 /** A listing's name from its endpoint and filters, independent of their order; `cursor` and `limit` are not filters. */

@@ -3,7 +3,7 @@ import { randomInt } from "node:crypto";
 import { toE164 } from "../src/auth/phone.ts";
 import { insertUnlessDuplicate } from "../src/db/db.ts";
 import type { User } from "../src/contract/auth.ts";
-import type { TestServer } from "./index.ts";
+import type { TestServer } from "./server.ts";
 
 /** One message the `dev` SMS provider wrote to the test server's outbox. */
 export interface OutboxMessage {

@@ -5,7 +5,7 @@ import { AppError } from "../src/errors.ts";
 import { createApp } from "../src/app/http-app.ts";
 import { envelope } from "../src/http/envelope.ts";
 import { meteredQuery } from "../src/data-api/metered.ts";
-import type { TestServer } from "./index.ts";
+import type { TestServer } from "./server.ts";
 
 export interface DataProbe {
   url: string;
@@ -29,7 +29,7 @@ export interface DataProbe {
 export async function startDataProbe(server: Pick<TestServer, "deps">): Promise<DataProbe> {
   const deps = server.deps;
   const app = createApp(deps);
-  app.get("/v1/probe/bare", (event) => envelope(event, deps, { access: "none" }));
+  app.get("/v1/probe/bare", (event) => envelope(event, deps.datasetMeta, { access: "none" }));
   app.get("/v1/probe", (event) => {
     const query = getQuery(event);
     return meteredQuery(
@@ -40,7 +40,7 @@ export async function startDataProbe(server: Pick<TestServer, "deps">): Promise<
         if (query.delay_ms) await new Promise((resolve) => setTimeout(resolve, Number(query.delay_ms)));
         if (query.status === "404") throw new AppError("NOT_FOUND", "No such number range");
         if (query.status === "304") return new Response(null, { status: 304 });
-        return envelope(event, deps, { access: access.kind });
+        return envelope(event, deps.datasetMeta, { access: access.kind });
       },
       { cost: query.cost ? Number(query.cost) : 1 },
     );

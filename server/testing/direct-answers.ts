@@ -1,7 +1,8 @@
 import type { H3 } from "h3";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createApp } from "../src/app/http-app.ts";
-import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "./index.ts";
+import { createApiKey, signIn, type SignedIn } from "./accounts.ts";
+import { startTestServer, type TestServer } from "./server.ts";
 
 /**
  * The harness of the direct-answer tests (lookup-direct, lookup-batch-direct): a route's `serialised`

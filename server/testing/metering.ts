@@ -3,8 +3,8 @@ import type { Metering, MeteredRequest } from "../src/metering/metering.ts";
 
 /**
  * A metering that records what the data routes report (endpoint, access, cost, status), to test the
- * routes' side of the seam exactly; install it on a running test server (`server.deps.metering = …`)
- * and restore the real one after.
+ * routes' side of the seam exactly: `startTestServer({ metering: () => recordingMetering() })`, or for
+ * a few tests of a file through {@link switchableMetering}.
  */
 export interface RecordingMetering extends Metering {
   admitted: MeteredRequest[];
@@ -36,4 +36,26 @@ export function recordingMetering(): RecordingMetering {
     },
   };
   return metering;
+}
+
+/**
+ * A metering that passes to the real one until told to use another for a while: for a test file whose
+ * one server needs the routes' reports recorded in a few tests only.
+ * @example
+ * server = await startTestServer({ metering: (real) => (switchable = switchableMetering(real)) });
+ * switchable.use(recordingMetering()); … switchable.use(null);
+ */
+export interface SwitchableMetering extends Metering {
+  use(metering: Metering | null): void;
+}
+
+export function switchableMetering(real: Metering): SwitchableMetering {
+  let current: Metering = real;
+  return {
+    use(metering) {
+      current = metering ?? real;
+    },
+    admit: (request) => current.admit(request),
+    settle: (request) => current.settle(request),
+  };
 }

@@ -16,10 +16,10 @@
  */
 import { createServer } from "node:http";
 import { createDatasetMetaSource } from "../../server/src/catalog/model/dataset-meta.ts";
-import type { Projection } from "../../server/src/catalog/lookup/lookup-answers.ts";
+import type { Projection } from "../../server/src/data-api/route.ts";
 import { LookupIndexes } from "../../server/src/catalog/lookup/lookup-index.ts";
 import { findNumber } from "../../server/src/catalog/lookup/lookup.ts";
-import { JSON_CONTENT_TYPE } from "../../server/src/data-api/route.ts";
+import { JSON_CONTENT_TYPE } from "../../server/src/data-api/answer.ts";
 import { openDatabase } from "../../server/src/db/db.ts";
 import { newId } from "../../server/src/ids.ts";
 import { Utf8Builder } from "../../server/src/utf8-builder.ts";

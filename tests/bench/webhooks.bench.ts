@@ -18,7 +18,7 @@ import { writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
-import { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, fanOutAll, signIn, startTestReceiver, startTestServer, webhookEnv, type ChangeFeed } from "@ir21/server/testing";
+import { DEFAULT_ENDPOINT_CONCURRENCY, DeliveryWorker, fanOutAll, signIn, startTestReceiver, startTestServer, type ChangeFeed } from "@ir21/server/testing";
 
 const SUBSCRIPTIONS = 10;
 const EVENTS = 200;
@@ -155,7 +155,7 @@ export async function run() {
   const server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1", LOG_LEVEL: "warn" } });
   const receiver = await startTestReceiver();
   try {
-    const env = webhookEnv(server.deps);
+    const env = server.deps.webhooks;
     await countStatements(env.db);
     const user = await signIn(server);
     for (let i = 0; i < SUBSCRIPTIONS; i++) {

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { createConsoleClient, listenStream, memoryCookieJar } from "@ir21/sdk";
-import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, startTestReceiver, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
+import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, startTestReceiver, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { OUTPUT_DIR, launchChromium, localhostCertificate, runBrowserTests, screenshot, seriousViolations, startBrowserServer, watchPage, webStorage } from "./harness.ts";
 
 const WAIT = 10_000;
@@ -64,7 +64,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
       // The receiver listens on 127.0.0.1; its certificate names localhost.
       hostResolver: async (host) => [{ address: host === "localhost" ? "127.0.0.1" : "93.184.215.14", family: 4 }],
     });
-    worker = new DeliveryWorker(webhookEnv(server.deps), { ca: tls.cert, random: () => 0, limits: { totalTimeoutMs: 5_000, connectTimeoutMs: 2_000 } });
+    worker = new DeliveryWorker(server.deps.webhooks, { ca: tls.cert, random: () => 0, limits: { totalTimeoutMs: 5_000, connectTimeoutMs: 2_000 } });
     browser = await launchChromium();
     context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });

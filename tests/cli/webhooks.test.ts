@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeliveryWorker, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
+import { DeliveryWorker, startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { CliSandbox } from "./harness.ts";
 
 let server: TestServer;
@@ -12,7 +12,7 @@ let cli: CliSandbox;
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
   receiver = await startTestReceiver();
-  worker = new DeliveryWorker(webhookEnv(server.deps), { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
+  worker = new DeliveryWorker(server.deps.webhooks, { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
   cli = new CliSandbox(server);
   await cli.login();
 });

@@ -4,7 +4,7 @@
  * can win (delete, a rotation during grace), no orphan or duplicate rows, states that agree.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signIn, startTestServer, webhookEnv, type SignedIn, type TestServer } from "@ir21/server/testing";
+import { signIn, startTestServer, type SignedIn, type TestServer } from "@ir21/server/testing";
 import { expectNoServerErrors, N, parallel, startConcurrencyServer, tally } from "./harness.ts";
 
 const SUBSCRIPTION_CAP = 20;
@@ -130,7 +130,7 @@ describe("rotate-secret and previous-secret in parallel", () => {
     expect(tally(answers)).toEqual({ status: { 200: 1, 409: N - 1 }, codes: { CONFLICT: N - 1 } });
     const winner = answers.find((a) => a.status === 200)!.body.data.secret;
     const row = await db().selectFrom("webhook_subscriptions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    expect(webhookEnv(server.deps).box.open(row.secret_sealed, id)).toBe(winner);
+    expect(server.deps.webhooks.box.open(row.secret_sealed, id)).toBe(winner);
   });
 
   it(`${N} rotations without grace at once: the stored secret is the one the last successful rotation returned`, async () => {
@@ -142,7 +142,7 @@ describe("rotate-secret and previous-secret in parallel", () => {
     expect(secrets.length).toBeGreaterThanOrEqual(1);
     expect(new Set(secrets).size).toBe(secrets.length);
     const row = await db().selectFrom("webhook_subscriptions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    expect(secrets).toContain(webhookEnv(server.deps).box.open(row.secret_sealed, id));
+    expect(secrets).toContain(server.deps.webhooks.box.open(row.secret_sealed, id));
     expect(row.previous_secret_sealed).toBeNull();
   });
 

@@ -1,11 +1,12 @@
 import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeliveryWorker, ManualClock, randomPhone, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
+import { DeliveryWorker, ManualClock, randomPhone, startTestServer, type TestServer } from "@ir21/server/testing";
 import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
 import { writeOfflineProject } from "./offline-install.ts";
 
@@ -215,7 +216,7 @@ describe("the packed @ir21/sdk", () => {
     const headers = deliveryHeaders({ eventId: "evt_consumer_1", timestampSeconds: now, rawBody: body, secret, previousSecret: null });
     const phone = randomPhone();
     // The server's delivery worker, as `ir21-server serve` runs it, for the consumer's test event.
-    const worker = new DeliveryWorker(webhookEnv(server.deps), { pollIntervalMs: 50 });
+    const worker = new DeliveryWorker(server.deps.webhooks, { pollIntervalMs: 50 });
     worker.start();
     const { stdout } = await sh(process.execPath, [join(consumerDir, "out/consumer.js")], consumerDir, {
       IR21_BASE_URL: server.url,
@@ -348,6 +349,64 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
       const { stdout } = await sh(join(project, "node_modules/.bin/ir21-server"), ["--version"], project);
       expect(stdout).toMatch(new RegExp(`^ir21-server ${serverVersion.replace(/\./g, "\\.")}( \\(commit [0-9a-f]{7,12}\\))?\n$`));
       process.stderr.write(`installed @ir21/server: ${serverInstalled.packages.length} packages in node_modules/.pnpm, ${(serverInstalled.bytes / 1e6).toFixed(1)} MB\n`);
+    }, STEP_TIMEOUT_MS);
+
+    it("runs the libphonenumber-js the workspace tested: the patched code bundled, none of the registry's copy loaded", async () => {
+      // The workspace patches libphonenumber-js (package.json pnpm.patchedDependencies); a registry
+      // install of the dependency alone would run it unpatched. What the patch adds, read from the patch
+      // file itself: its new top-level functions and variables must be in the installed bundle.
+      const workspace = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { pnpm: { patchedDependencies: Record<string, string> } };
+      const [spec, patchFile] = Object.entries(workspace.pnpm.patchedDependencies).find(([name]) => name.startsWith("libphonenumber-js@"))!;
+      const patch = readFileSync(join(root, patchFile), "utf8");
+      const added = [...new Set([...patch.matchAll(/^\+(?:var|function) (\w+)/gm)].map((m) => m[1]!))];
+      expect(added.length).toBeGreaterThan(2);
+      const installedDir = join(project, "node_modules/@ir21/server");
+      const bundle = readFileSync(join(installedDir, "dist/main.mjs"), "utf8");
+      expect(added.filter((name) => !new RegExp(`\\b${name}\\b`).test(bundle))).toEqual([]);
+      const info = JSON.parse(readFileSync(join(installedDir, "dist/build-info.json"), "utf8")) as { bundled: Record<string, { version: string; patch: string }> };
+      expect(info.bundled["libphonenumber-js"]).toEqual({ version: spec.slice(spec.lastIndexOf("@") + 1), patch: createHash("sha256").update(patch).digest("hex") });
+      // And at run time: every module the installed server loads while answering a lookup is recorded
+      // (a module hook, node:module register); none is the registry copy's code.
+      const data = join(work, "server-data-modules");
+      mkdirSync(data);
+      const loaded = join(work, "loaded-modules.txt");
+      const hooks = join(work, "record-modules.mjs");
+      writeFileSync(
+        hooks,
+        `import { register } from "node:module";\nregister("data:text/javascript," + encodeURIComponent(${JSON.stringify(
+          `import { appendFileSync } from "node:fs"; export async function load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + "\\n"); return next(url, context); }`,
+        )}));\n`,
+      );
+      const child = spawn(process.execPath, ["--import", hooks, join(installedDir, "bin/ir21-server.js"), "serve"], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", HOME: join(work, "home"), SESSION_SECRET: "s".repeat(48), OTP_PEPPER: "p".repeat(48), HOST: "127.0.0.1", PORT: "0", DATA_DIR: data, DATABASE_URL: `file:${join(data, "ir21.sqlite")}`, LOG_LEVEL: "info" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout!.on("data", (chunk) => (output += chunk));
+      child.stderr!.on("data", (chunk) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      try {
+        const deadline = Date.now() + STEP_TIMEOUT_MS - 30_000;
+        let url: string | undefined;
+        let ready = 0;
+        while (Date.now() < deadline && ready !== 200) {
+          if (child.exitCode !== null) throw new Error(`ir21-server exited ${child.exitCode}:\n${output}`);
+          const line = output.split("\n").find((l) => l.includes('"ir21 server listening"'));
+          if (line) url ??= (JSON.parse(line) as { url: string }).url;
+          if (url) ready = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+          if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(ready, output).toBe(200);
+        const lookup = (await (await fetch(`${url}/v1/lookup?number=%2B8613912345678`)).json()) as { data: { country_iso2: string; number_type: string } };
+        expect(lookup.data.country_iso2).toBe("CN");
+      } finally {
+        child.kill("SIGTERM");
+      }
+      expect(await exited, output).toBe(0);
+      const urls = readFileSync(loaded, "utf8").trim().split("\n");
+      expect(urls.some((u) => u.endsWith("/dist/main.mjs"))).toBe(true);
+      expect(urls.filter((u) => u.includes("/libphonenumber-js/") && !u.endsWith(".json"))).toEqual([]);
     }, STEP_TIMEOUT_MS);
 
     it("serves: first start imports the reference data, /readyz turns 200, the installed CLI reads /v1/meta, SIGTERM exits 0", async () => {

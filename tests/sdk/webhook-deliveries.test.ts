@@ -3,7 +3,7 @@ import { createConsoleClient, createClient, memoryCookieJar, syncChanges, type C
 import { createEventDeduplicator, isWebhookVerificationError, verifyNodeRequest, type WebhookFailureCode } from "@ir21/sdk/webhooks";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApiKey, DeliveryWorker, demoDataset, fanOutAll, importDataset, ManualClock, signIn, startTestServer, webhookEnv, type TestServer } from "@ir21/server/testing";
+import { createApiKey, DeliveryWorker, demoDataset, fanOutAll, importDataset, ManualClock, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
 import { catalogChangeFeed } from "../../server/src/catalog/changes/feed.ts";
 
 /**
@@ -55,9 +55,9 @@ beforeAll(async () => {
   // Signatures carry the server clock's time and receivers check it against theirs: start it at now.
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, dataset: "demo", clock: new ManualClock(Date.now()) });
   // The initial import is behind the fan-out cursor before anyone subscribes, as in production.
-  await fanOutAll(webhookEnv(server.deps), catalogChangeFeed);
+  await fanOutAll(server.deps.webhooks, catalogChangeFeed);
   ir21 = createConsoleClient({ baseUrl: server.url, cookies: memoryCookieJar((await signIn(server)).cookie) });
-  worker = new DeliveryWorker(webhookEnv(server.deps), { random: () => 0 });
+  worker = new DeliveryWorker(server.deps.webhooks, { random: () => 0 });
 });
 afterAll(() => server.close());
 beforeEach(async () => {
@@ -115,7 +115,7 @@ describe("webhook deliveries from the server, verified by the SDK", () => {
     const next = demoDataset();
     next.numberRanges.push({ ...next.numberRanges[0]!, id: "e164-86198", prefix: "86198" });
     const { version } = await importDataset(server.deps, next);
-    await fanOutAll(webhookEnv(server.deps), catalogChangeFeed);
+    await fanOutAll(server.deps.webhooks, catalogChangeFeed);
     await worker.drain();
     const delivered = receiver.outcomes.filter((o) => o.status === 200).map((o) => o.event!);
     expect(delivered.map((e) => [e.type, e.dataset_version])).toEqual([["ir21.number_range.added", version]]);

@@ -3,20 +3,31 @@ import { systemClock, type Clock } from "../clock.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { openDatabase, type Db, type Dialect } from "../db/db.ts";
 import { openSharedStore, type SharedStore } from "../storage/shared-store.ts";
-import { createDatasetMetaSource, type DatasetMetaSource } from "../catalog/model/dataset-meta.ts";
-import type { AccessResolver } from "../access/access.ts";
-import { createAccessResolver } from "../access/resolver.ts";
-import { createAuthRuntime, type AuthRuntime } from "../auth/runtime.ts";
-import { resolveSecrets, type ServerSecrets } from "../secrets.ts";
-import type { Metering } from "../metering/metering.ts";
-import { createApiKeyVerifier } from "../console/api-keys.ts";
-import { createMetering } from "../metering/meter.ts";
-import { consoleSettings, type ConsoleSettings } from "../metering/plans.ts";
 import { RateLimiter } from "../storage/rate-limiter.ts";
 import { InvalidationBus } from "../storage/invalidations.ts";
+import { createCursorSeal, type CursorSeal } from "../cursors.ts";
+import { resolveSecrets, type ServerSecrets } from "../secrets.ts";
+import type { AccessResolver } from "../access/access.ts";
 import { CredentialCache } from "../access/credential-cache.ts";
-import { createSessionLookup } from "../auth/sessions.ts";
+import { createAccessResolver } from "../access/resolver.ts";
+import { createMetering, type Metering } from "../metering/metering.ts";
+import { meteringSettings, type MeteringSettings } from "../metering/plans.ts";
 import { UsageLedger } from "../metering/usage-ledger.ts";
+import type { DataApi } from "../data-api/answer.ts";
+import { createAuthEnv, type AuthEnv } from "../auth/env.ts";
+import { authSettings } from "../auth/settings.ts";
+import { createSessionLookup } from "../auth/sessions.ts";
+import { createApiKeyVerifier } from "../console/api-keys.ts";
+import { consoleSettings, type ConsoleEnv } from "../console/env.ts";
+import { contactSettings, type ContactEnv } from "../contact/env.ts";
+import type { CatalogEnv } from "../catalog/env.ts";
+import { LookupIndexes } from "../catalog/lookup/lookup-index.ts";
+import { createDatasetMetaSource, type DatasetMetaSource } from "../catalog/model/dataset-meta.ts";
+import type { CatalogRouteEnv } from "../catalog/routes/define.ts";
+import { catalogSettings } from "../catalog/settings.ts";
+import { createWebhookEnv, type WebhookEnv } from "../webhooks/env.ts";
+import { ListenHub } from "../webhooks/listen/hub.ts";
+import { listenSettings } from "../webhooks/listen/settings.ts";
 import type { HostResolver } from "../webhooks/subscriptions/url-policy.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
@@ -25,8 +36,10 @@ export interface Lifecycle {
 }
 
 /**
- * Everything a request or job needs, built once at start. Procedures reach it through the tRPC
- * middleware (never through the public Context type), services get the parts they use as arguments.
+ * The dependency graph, built once at start: the shared parts (database, shared store, clock, log,
+ * secrets), who is calling and what it costs, and each domain's narrow env made from them. Domains never
+ * see this type: procedures get their domain's env through their router, routes theirs through the
+ * data API, jobs theirs through their start function.
  */
 export interface AppDeps {
   config: Config;
@@ -35,21 +48,30 @@ export interface AppDeps {
   db: Db;
   dialect: Dialect;
   store: SharedStore;
-  datasetMeta: DatasetMetaSource;
-  access: AccessResolver;
-  metering: Metering;
-  /** Accounts: settings (limits, lifetimes) and the SMS sender. */
-  auth: AuthRuntime;
-  /** Console: plans and limits, the shared-store rate limiter, and the buffered usage counters. */
-  console: { settings: ConsoleSettings; limiter: RateLimiter; ledger: UsageLedger };
-  /** Resolved API keys and sessions; revoking a credential goes through it (credential-cache.ts). */
-  credentials: CredentialCache;
-  /** Tells every instance's caches about revocations and plan changes. */
-  invalidations: InvalidationBus;
   secrets: ServerSecrets;
   lifecycle: Lifecycle;
-  /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
-  hostResolver?: HostResolver;
+  /** The catalogue's versions: what every envelope's meta reports (catalog/model/dataset-meta.ts). */
+  datasetMeta: DatasetMetaSource;
+  /** Seals every paged listing's cursors (cursors.ts). */
+  cursors: CursorSeal;
+  /** Tells every instance's caches about revocations and plan changes. */
+  invalidations: InvalidationBus;
+  /** Resolved API keys and sessions; revoking a credential goes through it (access/credential-cache.ts). */
+  credentials: CredentialCache;
+  access: AccessResolver;
+  /** Rate limits and quota around every /v1 query (metering/metering.ts). */
+  metering: Metering;
+  meteringSettings: MeteringSettings;
+  limiter: RateLimiter;
+  /** Buffered usage counts and the accounts' totals (metering/usage-ledger.ts). */
+  ledger: UsageLedger;
+  auth: AuthEnv;
+  console: ConsoleEnv;
+  contact: ContactEnv;
+  catalog: CatalogEnv;
+  webhooks: WebhookEnv;
+  /** The listen streams this process holds (webhooks/listen/hub.ts). */
+  listenHub: ListenHub;
   /** Writes buffered usage, then closes the shared store and the database; the HTTP server is closed before this. */
   close(): Promise<void>;
 }
@@ -59,7 +81,10 @@ export interface DepsOptions {
   log?: Logger;
   /** Prefix for shared-store keys (tests use one per server so they can share a Redis). */
   keyPrefix?: string;
+  /** DNS for webhook targets; tests inject one to simulate rebinding (the system resolver when unset). */
   hostResolver?: HostResolver;
+  /** Wraps the metering the data API uses (tests record what the routes report: testing/metering.ts). */
+  metering?: (real: Metering) => Metering;
 }
 
 /**
@@ -72,8 +97,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const log = options.log ?? createLogger({ level: config.logLevel });
   const secrets = resolveSecrets(config);
   const clock = options.clock ?? systemClock;
-  const auth = createAuthRuntime(config, { clock, log });
-  const consoleConfig = consoleSettings(config);
+  const metered = meteringSettings(config);
   const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
   let store: SharedStore;
   try {
@@ -91,8 +115,25 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     await closeDb();
     throw error;
   }
-  const credentials = new CredentialCache(invalidations, { ttlMs: auth.settings.credentialCacheMs });
-  const ledger = new UsageLedger(db, log, invalidations, { flushIntervalMs: consoleConfig.usageFlushIntervalMs });
+  const cursors = createCursorSeal(secrets.session);
+  const accounts = authSettings(config);
+  const credentials = new CredentialCache(invalidations, { ttlMs: accounts.credentialCacheMs });
+  const auth = createAuthEnv(config, accounts, { db, clock, log, otpPepper: secrets.otpPepper, revocations: credentials, limiter });
+  const ledger = new UsageLedger(db, log, invalidations, { flushIntervalMs: metered.usageFlushIntervalMs });
+  const realMetering = createMetering({ clock, limiter, ledger, settings: metered });
+  const datasetMeta = createDatasetMetaSource(db);
+  const lifecycle: Lifecycle = { shuttingDown: false };
+  const webhooks = createWebhookEnv({
+    config,
+    secrets,
+    db,
+    clock,
+    log,
+    cursors,
+    invalidations,
+    hostResolver: options.hostResolver,
+    catalogVersion: async () => (await datasetMeta.current()).dataset_version,
+  });
   return {
     config,
     clock,
@@ -100,24 +141,54 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     db,
     dialect,
     store,
-    datasetMeta: createDatasetMetaSource(db),
+    secrets,
+    lifecycle,
+    datasetMeta,
+    cursors,
+    invalidations,
+    credentials,
     access: createAccessResolver({
       apiKeys: createApiKeyVerifier(db, clock, credentials),
       sessions: createSessionLookup(db, clock, auth.settings.session, credentials),
     }),
-    metering: createMetering({ clock, limiter, ledger, settings: consoleConfig }),
+    metering: options.metering ? options.metering(realMetering) : realMetering,
+    meteringSettings: metered,
+    limiter,
+    ledger,
     auth,
-    console: { settings: consoleConfig, limiter, ledger },
-    credentials,
-    invalidations,
-    secrets,
-    lifecycle: { shuttingDown: false },
-    hostResolver: options.hostResolver,
+    console: { db, clock, log, settings: consoleSettings(config), revocations: credentials, plans: metered, ledger },
+    contact: { db, clock, limiter, ...contactSettings(config) },
+    catalog: {
+      db,
+      dialect,
+      clock,
+      log,
+      config,
+      settings: catalogSettings(config.env),
+      datasetMeta,
+      lookupIndexes: new LookupIndexes(db, { log }),
+      snapshotUrl: `${config.publicOrigins[0]}/v1/snapshot`,
+    },
+    webhooks,
+    listenHub: new ListenHub(webhooks, listenSettings(config), lifecycle),
     async close() {
       await ledger.close();
       await invalidations.close();
       await store.close();
       await closeDb();
     },
+  };
+}
+
+/** What the data API needs to serve the catalogue's routes (data-api/answer.ts), from the graph. */
+export function catalogApi(deps: AppDeps): DataApi<CatalogRouteEnv> {
+  return {
+    env: { db: deps.db, lookupIndexes: deps.catalog.lookupIndexes },
+    versions: deps.catalog.datasetMeta,
+    access: deps.access,
+    metering: deps.metering,
+    cursors: deps.cursors,
+    config: deps.config,
+    log: deps.log,
   };
 }

@@ -1,24 +1,29 @@
 import { assertBodySize, H3 } from "h3";
-import type { AppDeps } from "./deps.ts";
+import { refuseCrossSiteCookieWrite } from "../access/cross-site.ts";
+import { DATA_ROUTES } from "../catalog/routes/index.ts";
+import { mountDataRoutes } from "../data-api/mount.ts";
+import { buildOpenApiDocument, type BoundProcedure } from "../docs/openapi.ts";
+import { mountApiDocs } from "../docs/routes.ts";
 import { AppError } from "../errors.ts";
-import { refuseCrossSiteCookieWrite } from "../access/cross-site-hook.ts";
 import { envelope } from "../http/envelope.ts";
 import { errorResponse, logIfUnexpected, toContractError } from "../http/errors.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { COMMIT, VERSION, VERSION_LABEL } from "../version.ts";
-import { mountRestBindings } from "./rest.ts";
-import { trpcHandler } from "./trpc-handler.ts";
-import { mountCatalogRoutes } from "../catalog/routes/index.ts";
-import { mountApiDocs } from "../docs/routes.ts";
 import { mountWebConsole } from "../web/routes.ts";
-import { mountListenStream } from "../webhooks/listen/open-stream.ts";
-
-/** A function that adds a domain's plain-REST routes (the /v1 data API) to the app. */
-export type RouteMount = (app: H3, deps: AppDeps) => void;
+import { OpenListenStreamQuery } from "../contract/listen.ts";
+import { HEADERS } from "../webhooks/delivery/signing.ts";
+import { LISTEN_STREAM_PATH } from "../webhooks/listen/open-stream.ts";
+import { catalogApi, type AppDeps } from "./deps.ts";
+import { mountListenStream } from "./listen-stream.ts";
+import { mountRestBindings } from "./rest.ts";
+import { REST_BINDINGS } from "./rest-bindings.ts";
+import { createAppRouter, type AppRouter } from "./router.ts";
+import { trpcHandler } from "./trpc-handler.ts";
 
 /**
- * The whole HTTP surface: ops endpoints, /trpc, the frozen REST bindings, the /v1 data routes and
- * the web console's files (`/`, `/app/*`), with one request id, one body limit and one error renderer for all of them.
+ * The whole HTTP surface: ops endpoints, /trpc, the frozen REST bindings, the /v1 data routes, the API
+ * reference and the web console's files (`/`, `/app/*`), with one request id, one body limit and one
+ * error renderer for all of them.
  * @example
  * const app = createApp(deps);
  * const response = await app.request("/healthz");
@@ -54,7 +59,7 @@ export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = 
       : undefined,
   });
 
-  app.get("/healthz", (event) => envelope(event, deps, { status: "ok", version: VERSION, commit: COMMIT }));
+  app.get("/healthz", (event) => envelope(event, deps.datasetMeta, { status: "ok", version: VERSION, commit: COMMIT }));
   app.get("/readyz", async (event) => {
     if (deps.lifecycle.shuttingDown) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down");
     try {
@@ -67,15 +72,28 @@ export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = 
     }
     const meta = await deps.datasetMeta.current();
     if (meta.dataset_version === "none") throw new AppError("SERVICE_UNAVAILABLE", "No dataset imported yet");
-    return envelope(event, deps, { status: "ready" });
+    return envelope(event, deps.datasetMeta, { status: "ready" });
   });
 
-  app.all("/trpc/**", trpcHandler(deps));
+  const appRouter = createAppRouter(deps);
+  const checks = { access: deps.access, publicOrigins: deps.config.publicOrigins };
+  app.all("/trpc/**", trpcHandler(appRouter, { ...deps, checks }));
   mountListenStream(app, deps);
-  mountRestBindings(app, deps);
+  mountRestBindings(app, appRouter, { ...deps, checks });
   // directAnswers: false serves /v1/lookup the generic way too (the reference of lookup-direct.test.ts).
-  mountCatalogRoutes(app, deps, { direct: options.directAnswers });
-  mountApiDocs(app);
+  mountDataRoutes(app, DATA_ROUTES, catalogApi(deps), { direct: options.directAnswers });
+  mountApiDocs(app, () => buildOpenApiDocument(apiSurface(appRouter), deps.config.publicOrigins[0]));
   mountWebConsole(app, deps);
   return app;
+}
+
+/** What the OpenAPI document describes (docs/openapi.ts): every route list of this app. */
+function apiSurface(appRouter: AppRouter) {
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: BoundProcedure["def"] }>;
+  return {
+    dataRoutes: DATA_ROUTES,
+    bindings: REST_BINDINGS.map((binding) => ({ ...binding, def: procedures[binding.procedure]!._def })),
+    listenStream: { path: LISTEN_STREAM_PATH, query: OpenListenStreamQuery },
+    deliveryHeaders: HEADERS,
+  };
 }

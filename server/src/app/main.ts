@@ -6,11 +6,9 @@ import { startServer } from "./serve.ts";
 import { inquiriesCommand } from "./commands/contact.ts";
 import { accountsCommand } from "./commands/console.ts";
 import { exitOnFault, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
-import { startWebhookRuntime } from "../webhooks/runtime.ts";
-import { authJobs } from "../auth/retention.ts";
-import { cronOwner, startCron } from "../jobs/cron.ts";
+import { startAuthJobs, startCatalogue, startWebhooks } from "./background.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
-import { catalogCommands, startCatalog } from "./commands/catalog.ts";
+import { catalogCommands } from "./commands/catalog.ts";
 import { COMMIT, RUNTIME, VERSION } from "../version.ts";
 
 const serve = defineCommand({
@@ -23,11 +21,10 @@ const serve = defineCommand({
     const deps = await createDeps(config);
     exitOnFault(deps.log);
     await migrateEmbedded(deps);
-    const catalog = await startCatalog(deps);
-    // Sign-in's clean-up (auth/retention.ts); the database elects one instance per slot.
-    const auth = startCron(authJobs(deps), { db: deps.db, owner: cronOwner(), log: deps.log });
+    const catalog = await startCatalogue(deps);
+    const auth = startAuthJobs(deps);
     // Periodic jobs always run (the database elects one instance per slot); delivery can be moved out.
-    const webhooks = startWebhookRuntime(deps, { worker: args["webhook-worker"] });
+    const webhooks = startWebhooks(deps, { worker: args["webhook-worker"] });
     const running = await startServer(deps, { port: config.port, host: config.host }, {
       // Background work stops after the last request drains and before the database closes.
       beforeClose: async () => {
@@ -59,7 +56,7 @@ const worker = defineCommand({
     const deps = await createDeps(loadConfig());
     exitOnFault(deps.log);
     await migrateEmbedded(deps);
-    const webhooks = startWebhookRuntime(deps);
+    const webhooks = startWebhooks(deps);
     stopOnSignal(deps.log, async () => {
       await webhooks.stop();
       await deps.close();

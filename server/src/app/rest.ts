@@ -1,14 +1,12 @@
 import { getQuery, getRouterParams, type H3, type H3Event } from "h3";
 import type { AppDeps } from "./deps.ts";
 import { AppError } from "../errors.ts";
-import { appRouter } from "./router.ts";
-import { createContext } from "../trpc/context.ts";
+import type { AppRouter } from "./router.ts";
+import { createContext, type CallerChecks } from "../trpc/context.ts";
 import { createCallerFactory } from "../trpc/init.ts";
 import { readJsonBody } from "../http/body.ts";
 import { envelope } from "../http/envelope.ts";
 import { REST_BINDINGS, type InputSource, type RestBinding } from "./rest-bindings.ts";
-
-const createCaller = createCallerFactory(appRouter);
 
 type Callable = (input: unknown) => Promise<unknown>;
 
@@ -38,7 +36,8 @@ function defaultSources(binding: RestBinding): readonly InputSource[] {
  * through createCaller (so its middleware, validation and output schema all apply), and wrap the result
  * in the envelope. Errors propagate to the app's onError, the one place that renders error bodies.
  */
-export function mountRestBindings(app: H3, deps: AppDeps, bindings: readonly RestBinding[] = REST_BINDINGS): void {
+export function mountRestBindings(app: H3, appRouter: AppRouter, deps: Pick<AppDeps, "config" | "datasetMeta"> & { checks: CallerChecks }, bindings: readonly RestBinding[] = REST_BINDINGS): void {
+  const createCaller = createCallerFactory(appRouter);
   const procedures = appRouter._def.procedures as Record<string, unknown>;
   const methodsByPath = new Map<string, string[]>();
   for (const binding of bindings) {
@@ -49,12 +48,12 @@ export function mountRestBindings(app: H3, deps: AppDeps, bindings: readonly Res
     const segments = binding.procedure.split(".");
     app.on(binding.method, binding.path, async (event) => {
       const input = await readInput(event, sources);
-      const caller = createCaller(createContext(event, deps)) as unknown as Record<string, unknown>;
+      const caller = createCaller(createContext(event, deps.checks, deps.config)) as unknown as Record<string, unknown>;
       const call = segments.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as Callable;
       const data = await call(input);
       // Console and auth answers are per-account: no shared cache may keep them.
       event.res.headers.set("cache-control", "no-store");
-      return envelope(event, deps, data);
+      return envelope(event, deps.datasetMeta, data);
     });
     methodsByPath.set(binding.path, [...(methodsByPath.get(binding.path) ?? []), binding.method]);
   }

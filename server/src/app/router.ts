@@ -1,15 +1,26 @@
 import { authRouter } from "../auth/router.ts";
+import type { AuthEnv } from "../auth/env.ts";
 import { consoleRouter } from "../console/router.ts";
+import type { ConsoleEnv } from "../console/env.ts";
 import { contactRouter } from "../contact/router.ts";
+import type { ContactEnv } from "../contact/env.ts";
 import { router } from "../trpc/init.ts";
 import { webhooksRouter } from "../webhooks/router.ts";
+import type { WebhookEnv } from "../webhooks/env.ts";
 
-/** The whole tRPC API: one sub-router per domain. The SDK's console client is typed from this. */
-export const appRouter = router({
-  auth: authRouter,
-  console: consoleRouter,
-  contact: contactRouter,
-  webhooks: webhooksRouter,
-});
+/**
+ * The whole tRPC API: one sub-router per domain, each built from its domain's env (app/deps.ts). The
+ * SDK's console client is typed from {@link AppRouter}.
+ * @example
+ * const appRouter = createAppRouter(deps);
+ */
+export function createAppRouter(envs: { auth: AuthEnv; console: ConsoleEnv; contact: ContactEnv; webhooks: WebhookEnv }) {
+  return router({
+    auth: authRouter(envs.auth),
+    console: consoleRouter(envs.console),
+    contact: contactRouter(envs.contact),
+    webhooks: webhooksRouter(envs.webhooks),
+  });
+}
 
-export type AppRouter = typeof appRouter;
+export type AppRouter = ReturnType<typeof createAppRouter>;

@@ -1,9 +1,9 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "srvx/node";
-import type { AppDeps } from "./deps.ts";
+import { catalogApi, type AppDeps } from "./deps.ts";
 import { createApp } from "./http-app.ts";
-import { warmLookups } from "../data-api/route.ts";
+import { warmLookups } from "../catalog/lookup/warm-up.ts";
 import { lookupRoute } from "../catalog/routes/lookup.ts";
 import { serveOnNode } from "../data-api/lane.ts";
 import { guardConnections, type DrainLimits } from "../http/connections.ts";
@@ -39,8 +39,8 @@ export async function startServer(
   // srvx types its handler for HTTP/1 and HTTP/2 at once, h3's wrapper narrows it to HTTP/1 likewise.
   const toApp = toNodeHandler(answerAtEndOfTurn(app.fetch)) as RequestListener;
   // GET /v1/lookup on its own lane ahead of srvx and h3, for what it answers exactly as the app does
-  // (catalog/routes/on-node.ts); `lookupOnNode: false` serves it through the app like every route.
-  const lookupLane = hooks.lookupOnNode === false ? null : serveOnNode(lookupRoute, deps);
+  // (data-api/lane.ts); `lookupOnNode: false` serves it through the app like every route.
+  const lookupLane = hooks.lookupOnNode === false ? null : serveOnNode(lookupRoute, catalogApi(deps));
   // Answers' status lines carry their reason phrase, whichever way they went (http/status-line.ts).
   const server = createServer({ ServerResponse: ReasonPhraseResponse }, lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp);
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
@@ -66,7 +66,7 @@ export async function startServer(
   if (hooks.warmLookups !== false) {
     setImmediate(() => {
       const started = performance.now();
-      warmLookups(deps).then(
+      warmLookups({ versions: deps.datasetMeta, lookupIndexes: deps.catalog.lookupIndexes }).then(
         () => deps.log.debug({ ms: Math.round(performance.now() - started) }, "lookups warmed"),
         (err: unknown) => deps.log.warn({ err }, "warming the lookups failed; the first lookup will do it"),
       );

@@ -1,8 +1,8 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { H3Event } from "h3";
 import type { AppDeps } from "./deps.ts";
-import { appRouter } from "./router.ts";
-import { createContext } from "../trpc/context.ts";
+import type { AppRouter } from "./router.ts";
+import { createContext, type CallerChecks } from "../trpc/context.ts";
 import { logIfUnexpected, toContractError } from "../http/errors.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { VERSION_LABEL } from "../version.ts";
@@ -19,14 +19,14 @@ export const MAX_BATCH_CALLS = 20;
  * Serves the app router at /trpc with tRPC's fetch adapter: in h3 v2 the event's request already is a
  * web Request. Headers set on the event (cookies) are merged into tRPC's response by h3.
  */
-export function trpcHandler(deps: AppDeps) {
+export function trpcHandler(appRouter: AppRouter, deps: Pick<AppDeps, "config" | "log"> & { checks: CallerChecks }) {
   return (event: H3Event) =>
     fetchRequestHandler({
       endpoint: "/trpc",
       req: event.req,
       router: appRouter,
       maxBatchSize: MAX_BATCH_CALLS,
-      createContext: () => createContext(event, deps),
+      createContext: () => createContext(event, deps.checks, deps.config),
       responseMeta({ errors }) {
         // h3 sends an error status from tRPC with these alone (it merges the event's headers into successes only).
         const headers = new Headers({ "cache-control": "no-store", "x-request-id": requestIdOf(event), "x-ir21-version": VERSION_LABEL });

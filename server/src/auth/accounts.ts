@@ -10,7 +10,7 @@ import { toE164 } from "./phone.ts";
 import { createSession, endSession, findSession } from "./sessions.ts";
 import type { AuthSettings } from "./settings.ts";
 import type { CredentialRevocations } from "../access/credential-cache.ts";
-import { SmsProviderError, type SmsSender } from "./sms/provider.ts";
+import { SmsProviderError, type SmsSender } from "./sms/sender.ts";
 import { findOrCreateUser, recordAgreements, toUser } from "./users.ts";
 
 /** What the sign-in services need: plain values, no HTTP. */

@@ -1,9 +1,10 @@
 import type { ExpressionBuilder } from "kysely";
-import type { AppDeps } from "../app/deps.ts";
+import type { Clock } from "../clock.ts";
 import type { Db } from "../db/db.ts";
 import type { Database } from "../db/schema.ts";
 import { writeTransaction } from "../db/transaction.ts";
 import type { PeriodicJob } from "../jobs/cron.ts";
+import type { Logger } from "../log.ts";
 
 /**
  * Retention of the sign-in code's lock rows (docs/auth.md "Send limits"). `sms_throttle` (one row a
@@ -102,7 +103,7 @@ export async function purgeOldChallenges(db: Db, now: number): Promise<number> {
  * UTC): `auth.send-gate-retention` (hourly) purges idle lock rows of code requests,
  * `auth.challenge-retention` (hourly) the challenges older than {@link CHALLENGE_RETENTION_MS}.
  */
-export function authJobs(deps: Pick<AppDeps, "db" | "clock" | "log">): PeriodicJob[] {
+export function authJobs(deps: { db: Db; clock: Clock; log: Logger }): PeriodicJob[] {
   return [
     {
       name: "auth.send-gate-retention",

@@ -3,7 +3,7 @@ import type { Db } from "../db/db.ts";
 import { writeTransaction } from "../db/transaction.ts";
 import type { UserTable } from "../auth/tables.ts";
 import type { InvalidationBus } from "../storage/invalidations.ts";
-import type { ConsoleSettings } from "../metering/plans.ts";
+import type { MeteringSettings } from "../metering/plans.ts";
 import { ACCOUNT_CHANGED } from "../metering/usage-ledger.ts";
 
 /** Operators' account administration (used by `ir21-server accounts …`). */
@@ -31,7 +31,7 @@ export async function findAccount(db: Db, ref: string): Promise<UserTable> {
 export async function setPlan(
   db: Db,
   invalidations: Pick<InvalidationBus, "publish">,
-  settings: Pick<ConsoleSettings, "plans">,
+  settings: Pick<MeteringSettings, "plans">,
   ref: string,
   planId: string,
 ): Promise<{ user: UserTable; previous: string }> {

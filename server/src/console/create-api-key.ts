@@ -1,13 +1,15 @@
 import { sessionProcedure } from "../trpc/procedures.ts";
+import type { ConsoleEnv } from "./env.ts";
 import { createApiKey } from "./api-keys.ts";
-import { ZCreateApiKeyRequest, ZCreateApiKeyResponse } from "./create-api-key.types.ts";
+import { CreateApiKeyRequest, CreateApiKeyResponse } from "../contract/console.ts";
 
 /** POST /console/api-keys: create a key; the full key is in this response only (Cache-Control: no-store). */
-export const createApiKeyProcedure = sessionProcedure
-  .input(ZCreateApiKeyRequest)
-  .output(ZCreateApiKeyResponse)
-  .mutation(async ({ ctx, input }) => {
-    const created = await createApiKey(ctx.deps.db, ctx.deps.clock, ctx.access.userId, input.name, ctx.deps.console.settings.maxActiveKeys);
-    ctx.deps.log.info({ user_id: ctx.access.userId, key_id: created.item.id }, "API key created");
-    return created;
-  });
+export const createApiKeyProcedure = (env: ConsoleEnv) =>
+  sessionProcedure
+    .input(CreateApiKeyRequest)
+    .output(CreateApiKeyResponse)
+    .mutation(async ({ ctx, input }) => {
+      const created = await createApiKey(env.db, env.clock, ctx.access.userId, input.name, env.settings.maxActiveKeys);
+      env.log.info({ user_id: ctx.access.userId, key_id: created.item.id }, "API key created");
+      return created;
+    });

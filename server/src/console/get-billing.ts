@@ -1,8 +1,9 @@
 import { sessionProcedure } from "../trpc/procedures.ts";
-import { ZGetBillingRequest, ZGetBillingResponse } from "./get-billing.types.ts";
+import { Billing, NoInput } from "../contract/console.ts";
 
 /** GET /console/billing: payment is disabled, so there are never bills. */
-export const getBillingProcedure = sessionProcedure
-  .input(ZGetBillingRequest)
-  .output(ZGetBillingResponse)
-  .query(() => ({ items: [], payment_enabled: false as const }));
+export const getBillingProcedure = () =>
+  sessionProcedure
+    .input(NoInput)
+    .output(Billing)
+    .query(() => ({ items: [], payment_enabled: false as const }));

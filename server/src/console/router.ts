@@ -1,4 +1,5 @@
 import { router } from "../trpc/init.ts";
+import type { ConsoleEnv } from "./env.ts";
 import { createApiKeyProcedure } from "./create-api-key.ts";
 import { getBillingProcedure } from "./get-billing.ts";
 import { getPlanProcedure } from "./get-plan.ts";
@@ -10,10 +11,11 @@ import { revokeOtherSessionsProcedure } from "./revoke-other-sessions.ts";
 import { revokeSessionProcedure } from "./revoke-session.ts";
 
 /** Console operations; every one needs an account session (an API key alone is 403). */
-export const consoleRouter = router({
-  apiKeys: router({ list: listApiKeysProcedure, create: createApiKeyProcedure, revoke: revokeApiKeyProcedure }),
-  sessions: router({ list: listSessionsProcedure, revoke: revokeSessionProcedure, revokeOthers: revokeOtherSessionsProcedure }),
-  usage: getUsageProcedure,
-  plan: getPlanProcedure,
-  billing: getBillingProcedure,
-});
+export const consoleRouter = (env: ConsoleEnv) =>
+  router({
+    apiKeys: router({ list: listApiKeysProcedure(env), create: createApiKeyProcedure(env), revoke: revokeApiKeyProcedure(env) }),
+    sessions: router({ list: listSessionsProcedure(env), revoke: revokeSessionProcedure(env), revokeOthers: revokeOtherSessionsProcedure(env) }),
+    usage: getUsageProcedure(env),
+    plan: getPlanProcedure(env),
+    billing: getBillingProcedure(),
+  });

@@ -12,6 +12,7 @@ export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./limits.ts";
+export * from "./listen.ts";
 export * from "./text.ts";
 export * from "./webhooks.ts";
 // catalog.ts and webhooks.ts both name a CountryCode and an OperatorId schema: the public names are the

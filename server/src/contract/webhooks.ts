@@ -126,3 +126,70 @@ export const ListenSession = z
   })
   .meta({ id: "ListenSession" });
 export type ListenSession = z.infer<typeof ListenSession>;
+
+/** Requests and answers of the webhook procedures (webhooks/subscriptions, webhooks/delivery-log). */
+
+// get-delivery
+export const GetDeliveryRequest = z.strictObject({ id: z.string().max(64), deliveryId: z.string().max(64) });
+export const GetDeliveryResponse = z.object({ item: WebhookDelivery, attempts: z.array(WebhookAttempt), event: EventPayload });
+
+// list-deliveries
+export const ListDeliveriesRequest = z.strictObject({ id: z.string().max(64), ...DeliveryListQuery.shape });
+export const ListDeliveriesResponse = z.object({ items: z.array(WebhookDelivery), total: z.number().int(), next_cursor: z.string().nullable() });
+
+// retry-deliveries
+export const RetryDeliveriesRequest = z.strictObject({
+  id: z.string().max(64),
+  delivery_ids: z.array(z.string().max(64)).min(LIMITS.retryBatchIds.min).max(LIMITS.retryBatchIds.max),
+});
+export const RetryDeliveriesResponse = z.object({ queued: z.number().int(), delivery_ids: z.array(z.string()) });
+
+// retry-delivery
+export const RetryDeliveryRequest = z.strictObject({ id: z.string().max(64), deliveryId: z.string().max(64) });
+export const RetryDeliveryResponse = z.object({ queued: z.literal(true) });
+
+// send-test-event
+/** The contract's call has no body; `event_type` (additive) asks for a sample of that type. */
+export const SendTestEventRequest = z.strictObject({ id: z.string().max(64), ...TestEventRequest.shape });
+/** Queued only means queued: the delivery's status tells whether the receiver accepted it. */
+export const SendTestEventResponse = z.object({ delivery_id: z.string(), queued: z.literal(true) });
+
+// create-subscription
+export const CreateSubscriptionRequest = z.strictObject({
+  url: WebhookUrl,
+  events: SubscriptionEvents,
+  countries: SubscriptionCountries.optional(),
+  operators: SubscriptionOperators.optional(),
+});
+/** The secret is shown here and at rotation only. */
+export const CreateSubscriptionResponse = z.object({ item: WebhookSubscription, secret: z.string() });
+
+// delete-subscription
+export const DeleteSubscriptionRequest = z.strictObject({ id: z.string().max(64) });
+export const DeleteSubscriptionResponse = z.object({ deleted: z.literal(true) });
+
+// list-subscriptions
+export const ListSubscriptionsRequest = z.strictObject({}).optional();
+export const ListSubscriptionsResponse = z.object({ items: z.array(WebhookSubscription) });
+
+// revoke-previous-secret
+export const RevokePreviousSecretRequest = z.strictObject({ id: z.string().max(64) });
+export const RevokePreviousSecretResponse = z.object({ revoked: z.literal(true) });
+
+// rotate-secret
+export const RotateSecretRequest = z.strictObject({
+  id: z.string().max(64),
+  grace_seconds: z.number().int().min(LIMITS.graceSeconds.min).max(LIMITS.graceSeconds.max).default(LIMITS.graceSeconds.default),
+});
+export const RotateSecretResponse = z.object({ item: WebhookSubscription, secret: z.string(), previous_secret_expires_at: IsoTime.nullable() });
+
+// update-subscription
+export const UpdateSubscriptionRequest = z.strictObject({
+  id: z.string().max(64),
+  url: WebhookUrl.optional(),
+  events: SubscriptionEvents.optional(),
+  countries: SubscriptionCountries.optional(),
+  operators: SubscriptionOperators.optional(),
+  enabled: z.boolean().optional(),
+});
+export const UpdateSubscriptionResponse = z.object({ item: WebhookSubscription });

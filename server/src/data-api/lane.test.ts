@@ -6,6 +6,7 @@ import { createApp } from "../app/http-app.ts";
 import { answerAtEndOfTurn } from "../http/end-of-turn.ts";
 import { ReasonPhraseResponse } from "../http/status-line.ts";
 import { startServer, type RunningServer } from "../app/serve.ts";
+import { catalogApi } from "../app/deps.ts";
 import { createApiKey, signIn, startTestServer, type SignedIn, type TestServer } from "../../testing/index.ts";
 import { lookupRoute } from "../catalog/routes/lookup.ts";
 import { serveOnNode } from "./lane.ts";
@@ -84,7 +85,7 @@ describe("GET /v1/lookup on node's lane and through the app answer alike", () =>
     alice = await signIn(server);
     key = (await createApiKey(server, alice)).headers;
     reference = await startServer(server.deps, { port: 0, host: "127.0.0.1" }, { warmLookups: false, lookupOnNode: false });
-    const onNode = serveOnNode(lookupRoute, server.deps);
+    const onNode = serveOnNode(lookupRoute, catalogApi(server.deps));
     const toApp = toNodeHandler(answerAtEndOfTurn(createApp(server.deps).fetch));
     lane = createServer({ ServerResponse: ReasonPhraseResponse }, (req, res) => {
       if (onNode(req, res)) taken++;

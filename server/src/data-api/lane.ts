@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getQuery, type H3Event } from "h3";
-import type { AppDeps } from "../app/deps.ts";
+import { apiKeyOf } from "../access/credentials.ts";
 import { clientIpOf } from "../http/client-ip.ts";
 import { endOfTurn } from "../http/end-of-turn.ts";
 import { errorAnswer, logIfUnexpected, toContractError } from "../http/errors.ts";
@@ -8,7 +8,8 @@ import { meter, type MeteredCall } from "./metered.ts";
 import { inboundRequestId } from "../http/request-id.ts";
 import { newId } from "../ids.ts";
 import { VERSION_LABEL } from "../version.ts";
-import { costOf, endpointName, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataRoute } from "./route.ts";
+import { costOf, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataApi } from "./answer.ts";
+import { endpointName, type DataRoute } from "./route.ts";
 
 /** Serves a request and says true, or leaves it untouched and says false (the app then serves it). */
 export type NodeLane = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -24,36 +25,35 @@ const PLAIN_QUERY = /^[\w.~%+=&()*!,;:@/$?-]*$/;
  * A GET data route that has `serialised` (GET /v1/lookup), served straight on node's request, ahead
  * of srvx and h3. Per request, srvx's web Request, h3's event, their header objects, the router and
  * the response conversion cost about an eighth of a lookup's CPU (docs/performance.md "Lookup, fifth
- * pass: the lookup's own lane"); this lane runs the same steps of route.ts on the request as node gives it:
+ * pass: the lookup's own lane"); this lane runs the same steps of mount.ts on the request as node gives it:
  * the same input schema (h3's own query parser), `meter` (credential, rate limit, quota, settle),
  * `serialisedAnswer` (caller check, version pin, projection, envelope), the contract's error answer,
  * the request id, the version header, the answer released at the end of the turn and the access log.
  *
  * It takes only what it answers exactly as the app does: a GET to the route's path itself with a
  * plain query, no body, and an API key or no credential. Everything else (HEAD, a body, a session
- * cookie, an unusual query) it leaves to the app, before doing anything. The test `on-node.test.ts`
+ * cookie, an unusual query) it leaves to the app, before doing anything. The test `lane.test.ts`
  * sends the same requests both ways over HTTP and compares every status, header and byte.
  * @example
- * const lane = serveOnNode(lookupRoute, deps);
+ * const lane = serveOnNode(lookupRoute, catalogApi);
  * createServer((req, res) => lane(req, res) || app(req, res));
  */
-export function serveOnNode(route: DataRoute, deps: AppDeps): NodeLane {
+export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeLane {
   if (route.method !== "GET" || !route.serialised || route.input.body || route.input.params || route.path.includes(":")) {
     throw new Error(`${endpointName(route)}: only a GET route with serialised answers and no path parameters can be served on node`);
   }
   const path = route.path;
   const endpoint = endpointName(route);
-  const logRequests = deps.log.isLevelEnabled("info");
+  const logRequests = api.log.isLevelEnabled("info");
 
   async function answer(req: IncomingMessage, res: ServerResponse, query: string, apiKey: string | null): Promise<void> {
     const started = logRequests ? performance.now() : 0;
     const requestId = inboundRequestId((name) => req.headers[name] as string | undefined) ?? newId("req");
     let rateLimit: Record<string, string> = {};
     const call: MeteredCall = {
-      apiKey,
       // A request with a session cookie and no API key is not taken (below).
-      sessionToken: () => null,
-      ip: clientIpOf(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, deps.config),
+      credentials: { apiKey, sessionToken: null },
+      ip: clientIpOf(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, api.config),
       stage: (headers) => (rateLimit = headers),
       stageForError: (headers) => (rateLimit = headers),
     };
@@ -63,11 +63,11 @@ export function serveOnNode(route: DataRoute, deps: AppDeps): NodeLane {
     try {
       // Step 1 before metering, as the app does it: a bad input is still an attempt.
       const { input, invalid } = queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
-      body = await meter(call, deps, endpoint, (access) => serialisedAnswer(route, deps, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
+      body = await meter(call, api, endpoint, (access) => serialisedAnswer(route, api, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
       head = ["x-request-id", requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE];
     } catch (error) {
       const contract = toContractError(error);
-      logIfUnexpected(deps.log, error, contract, { request_id: requestId });
+      logIfUnexpected(api.log, error, contract, { request_id: requestId });
       const refusal = errorAnswer(contract, requestId);
       status = refusal.status;
       body = refusal.body;
@@ -80,7 +80,7 @@ export function serveOnNode(route: DataRoute, deps: AppDeps): NodeLane {
     // node's reason phrase, as the app's answers get it (http/status-line.ts).
     res.writeHead(status, head);
     res.end(body);
-    if (logRequests) deps.log.info({ request_id: requestId, method: "GET", path, status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
+    if (logRequests) api.log.info({ request_id: requestId, method: "GET", path, status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   }
 
   return (req, res) => {
@@ -91,13 +91,12 @@ export function serveOnNode(route: DataRoute, deps: AppDeps): NodeLane {
     const headers = req.headers;
     // A body is the app's to limit and drain (http/connections.ts).
     if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) return false;
-    // Node joins a repeated X-API-Key with ", " as the web Headers object does.
-    const apiKey = (headers["x-api-key"] as string | undefined) ?? null;
+    const apiKey = apiKeyOf(headers);
     // A session is the app's: the cookie is read with h3's parser.
     if (apiKey === null && headers.cookie !== undefined) return false;
     answer(req, res, query, apiKey).catch((err: unknown) => {
       // Only writing the answer can get here (every step's error is an error answer above).
-      deps.log.error({ err }, "answering on node failed");
+      api.log.error({ err }, "answering on node failed");
       res.destroy();
     });
     return true;

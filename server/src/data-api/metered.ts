@@ -1,19 +1,18 @@
-import { getCookie, type H3Event } from "h3";
+import type { H3Event } from "h3";
+import type { Access, AccessResolver, Credentials } from "../access/access.ts";
+import { dataCredentialsOf } from "../access/credentials.ts";
+import type { Config } from "../config.ts";
 import { clientIp } from "../http/client-ip.ts";
-import type { AppDeps } from "../app/deps.ts";
-import type { Access } from "../access/access.ts";
-import { sessionCookieName } from "../http/cookies.ts";
 import { toContractError } from "../http/errors.ts";
+import type { Metering } from "../metering/metering.ts";
 
 /**
  * What metering needs of a request and its answer, whichever server layer carries it: h3's event
- * (`meteredQuery`) or node's request on the lookup's own lane (catalog/routes/on-node.ts).
+ * (`meteredQuery`) or node's request on the lookup's own lane (lane.ts).
  */
 export interface MeteredCall {
-  /** The X-API-Key header, null without one. */
-  apiKey: string | null;
-  /** The session cookie's token: asked only when there is no API key, so the cookie is not parsed then. */
-  sessionToken(): string | null;
+  /** What the request presents (access/credentials.ts): an API key wins over the session cookie. */
+  credentials: Credentials;
   /** The client's address (client-ip.ts). */
   ip: string | null;
   /** Puts the RateLimit fields on the answer a successful query gets. */
@@ -31,12 +30,12 @@ export interface MeteredCall {
  */
 export async function meter<T>(
   call: MeteredCall,
-  deps: Pick<AppDeps, "access" | "metering">,
+  deps: { access: AccessResolver; metering: Metering },
   endpoint: string,
   run: (access: Access) => Promise<T>,
   options: { cost?: number } = {},
 ): Promise<T> {
-  const access = await deps.access.resolve({ sessionToken: call.apiKey === null ? call.sessionToken() : null, apiKey: call.apiKey });
+  const access = await deps.access.resolve(call.credentials);
   const request = { access, ip: call.ip, endpoint, cost: options.cost };
   const { headers } = await deps.metering.admit(request);
   // On the answer whatever it turns out to be: a query that fails after admission still counted.
@@ -68,14 +67,13 @@ export async function meter<T>(
  */
 export function meteredQuery<T>(
   event: H3Event,
-  deps: Pick<AppDeps, "access" | "metering" | "config">,
+  deps: { access: AccessResolver; metering: Metering; config: Pick<Config, "secureCookies" | "trustProxy"> },
   endpoint: string,
   run: (access: Access) => Promise<T>,
   options: { cost?: number } = {},
 ): Promise<T> {
   const call: MeteredCall = {
-    apiKey: event.req.headers.get("x-api-key"),
-    sessionToken: () => getCookie(event, sessionCookieName(deps.config)) ?? null,
+    credentials: dataCredentialsOf(event, deps.config),
     ip: clientIp(event, deps.config),
     stage: (headers) => {
       for (const name in headers) event.res.headers.set(name, headers[name]!);

@@ -20,8 +20,8 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.paths["/console/listen-sessions/stream"].get.responses["200"].content).toHaveProperty("text/event-stream");
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    // ... and the listen stream, the one console route that is not a binding (it streams).
-    const expected = [...DATA_ROUTES, ...REST_BINDINGS, { method: "GET", path: "/console/listen-sessions/stream" }].map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
+    // ... and the listen stream, the one console route that is not a binding (it streams), and this document.
+    const expected = [...DATA_ROUTES, { method: "GET", path: "/v1/openapi.json" }, ...REST_BINDINGS, { method: "GET", path: "/console/listen-sessions/stream" }].map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
     expect(operations.sort()).toEqual(expected.sort());
     // Every reference resolves.
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);

@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import type { H3, H3Event } from "h3";
 import { AppError } from "../errors.ts";
 import { pageSecurityHeaders, type CspDirectives } from "../http/security-headers.ts";
+import { OPENAPI_PATH } from "./openapi.ts";
 
 /**
  * The API reference (docs/api.md "Reference page"), rendered in the browser by Redoc from
@@ -14,6 +15,8 @@ import { pageSecurityHeaders, type CspDirectives } from "../http/security-header
  *   GET /docs                          the page: a <redoc spec-url> element, which Redoc's standalone
  *                                      bundle initialises by itself (no inline script)
  *   GET /docs/redoc.standalone.js      Redoc's standalone bundle (npm `redoc`), gzip when accepted
+ *   GET /v1/openapi.json               the document (openapi.ts), public, not metered, no dataset needed:
+ *                                      credentials are not even read
  *
  * The release copies the bundle to dist/docs (tsdown.config.ts); a checkout reads it from the `redoc`
  * package.
@@ -73,7 +76,18 @@ function loadAsset(): Asset {
   return asset;
 }
 
-export function mountApiDocs(app: H3): void {
+/**
+ * Mounts the reference page, its renderer and the OpenAPI document; `document` is asked on the first
+ * request and kept (the wiring builds it from the route lists, docs/openapi.ts).
+ * @example
+ * mountApiDocs(app, () => buildOpenApiDocument(surface, origin));
+ */
+export function mountApiDocs(app: H3, document: () => object): void {
+  let json: string | null = null;
+  app.get(OPENAPI_PATH, () => {
+    json ??= JSON.stringify(document());
+    return new Response(json, { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" } });
+  });
   app.get("/docs", () => new Response(PAGE, { headers: { ...pageSecurityHeaders(DOCS_CSP), "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } }));
   app.get(ASSET_PATH, (event: H3Event) => {
     const file = loadAsset();

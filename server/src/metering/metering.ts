@@ -1,8 +1,15 @@
 import type { Access } from "../access/access.ts";
+import type { Clock } from "../clock.ts";
+import { AppError } from "../errors.ts";
+import { periodAt } from "./usage.ts";
+import { planOf, type MeteringSettings } from "./plans.ts";
+import { rateLimitHeaders, type RateLimiter } from "../storage/rate-limiter.ts";
+import { usedUnits, type UsageLedger } from "./usage-ledger.ts";
 
 /**
- * Rate limits and the monthly quota, as the data API sees them. The console domain implements it
- * (plans, counters in the shared store, usage rows); the /v1 routes call it around every query.
+ * Rate limits and the monthly quota, as the data API sees them: the /v1 routes call it around every
+ * query (data-api/metered.ts); {@link createMetering} below implements it with the plans, counters in
+ * the shared store and the usage ledger.
  */
 export interface Metering {
   /**
@@ -28,4 +35,79 @@ export interface MeteredRequest {
   endpoint: string;
   /** Quota units this request costs when it succeeds (a batch lookup may cost more than 1). */
   cost?: number;
+}
+
+const WINDOW_SECONDS = 60;
+/** Name of the rate-limit policy in the RateLimit-Policy / RateLimit response fields. */
+const POLICY = "minute";
+
+/** Who a rate limit counts: each API key, each session, each anonymous address separately. */
+function rateSubject(access: Access, ip: string | null): string {
+  switch (access.kind) {
+    case "apiKey":
+      return `key:${access.keyId}`;
+    case "session":
+      return `ses:${access.sessionId}`;
+    default:
+      return `ip:${ip ?? "unknown"}`;
+  }
+}
+
+/**
+ * The {@link Metering}: a per-minute rate limit per API key, session or anonymous address
+ * (every attempt counts; the limit comes from the account's plan, or the anonymous setting), then the
+ * account's monthly quota, shared by its session and all its keys, charged only for successes.
+ * Refusals are recorded as business failures in the account's usage. Plans, totals and counts are
+ * kept by the {@link UsageLedger}: no database round trip on the hot path.
+ */
+export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledger: UsageLedger; settings: MeteringSettings }): Metering {
+  const fail = (request: MeteredRequest, userId: string, now: number) =>
+    deps.ledger.record({ userId, now, endpoint: request.endpoint, successes: 0, failures: 1 });
+
+  return {
+    async admit(request) {
+      const { access } = request;
+      const userId = access.kind === "anonymous" ? null : access.userId;
+      const now = deps.clock.now().getTime();
+      const account = userId ? await deps.ledger.account(userId, now) : null;
+      const plan = account ? planOf(deps.settings, account.plan) : null;
+      const limit = plan ? plan.rate_limit_per_minute : deps.settings.anonymousRatePerMinute;
+      const decision = await deps.limiter.consume("data", rateSubject(access, request.ip), limit, WINDOW_SECONDS);
+      const headers = rateLimitHeaders(POLICY, decision);
+      if (!decision.allowed) {
+        if (userId) fail(request, userId, now);
+        throw new AppError("RATE_LIMITED", `Rate limit of ${limit} requests per minute reached; retry after the Retry-After seconds`, { headers });
+      }
+      if (userId && account && plan) {
+        const cost = request.cost ?? 1;
+        // Checked and reserved with no await in between: concurrent requests here cannot both take the last unit.
+        if (usedUnits(account) + cost > plan.monthly_quota) {
+          fail(request, userId, now);
+          const untilReset = Math.ceil((periodAt(now).endMs - now) / 1000);
+          throw new AppError("QUOTA_EXCEEDED", `The monthly quota of ${plan.monthly_quota} queries is used up; it resets at the start of next month (Asia/Shanghai)`, {
+            headers: { ...headers, "Retry-After": String(Math.max(1, untilReset)) },
+          });
+        }
+        deps.ledger.reserve(account, cost);
+      }
+      return { headers };
+    },
+
+    async settle(request) {
+      if (request.access.kind === "anonymous") return;
+      const cost = request.cost ?? 1;
+      const ok = request.status >= 200 && request.status < 300;
+      const failed = request.status >= 400;
+      deps.ledger.release(request.access.userId, cost);
+      // A 304 (ETag revalidation of an export or snapshot) is neither: not charged, not a failure.
+      if (!ok && !failed) return;
+      deps.ledger.record({
+        userId: request.access.userId,
+        now: deps.clock.now().getTime(),
+        endpoint: request.endpoint,
+        successes: ok ? cost : 0,
+        failures: failed ? 1 : 0,
+      });
+    },
+  };
 }

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { ConfigError, type Config } from "../config.ts";
+import { wholeNumberSettings, type Config } from "../config.ts";
 
 /**
  * A plan as GET /console/plan lists it (DESIGN.md "Plans"). Prices are provisional and payment is
@@ -23,53 +22,35 @@ const DEFAULT_PLANS: readonly Plan[] = [
   { id: "enterprise", name: "Enterprise", monthly_quota: 20_000_000, rate_limit_per_minute: 6_000, price: null, provisional: true },
 ];
 
-export interface ConsoleSettings {
+/** What metering reads from the environment (docs/console.md "Plans", "Usage and quota"). */
+export interface MeteringSettings {
   plans: readonly Plan[];
   /** Data requests per minute per anonymous client address. */
   anonymousRatePerMinute: number;
-  /** POST /contact per client address per hour. */
-  contactPerHour: number;
-  /** Active (unrevoked) API keys an account may hold. */
-  maxActiveKeys: number;
   /** How often buffered usage counts are written and account totals re-read (docs/console.md "Usage and quota"). */
   usageFlushIntervalMs: number;
 }
 
-const positive = z.coerce.number().int().min(1).max(1_000_000_000);
-
-/** Reads plan overrides (`PLAN_<ID>_MONTHLY_QUOTA`, `PLAN_<ID>_RATE_LIMIT_PER_MINUTE`) and the other console numbers. */
-export function consoleSettings(config: Pick<Config, "env">): ConsoleSettings {
-  const problems: string[] = [];
-  const read = (name: string, fallback: number): number => {
-    const raw = config.env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const parsed = positive.safeParse(raw);
-    if (!parsed.success) {
-      problems.push(`${name}: must be a whole number from 1 to 1000000000`);
-      return fallback;
-    }
-    return parsed.data;
-  };
-  const plans = DEFAULT_PLANS.map((plan) => {
-    const key = plan.id.toUpperCase();
-    return {
+/** Reads plan overrides (`PLAN_<ID>_MONTHLY_QUOTA`, `PLAN_<ID>_RATE_LIMIT_PER_MINUTE`) and the other metering numbers. */
+export function meteringSettings(config: Pick<Config, "env">): MeteringSettings {
+  const defaults: Record<string, number> = { ANONYMOUS_RATE_LIMIT_PER_MINUTE: 30, USAGE_FLUSH_INTERVAL_MS: 1000 };
+  for (const plan of DEFAULT_PLANS) {
+    defaults[`PLAN_${plan.id.toUpperCase()}_MONTHLY_QUOTA`] = plan.monthly_quota;
+    defaults[`PLAN_${plan.id.toUpperCase()}_RATE_LIMIT_PER_MINUTE`] = plan.rate_limit_per_minute;
+  }
+  const read = wholeNumberSettings(config, defaults);
+  return {
+    plans: DEFAULT_PLANS.map((plan) => ({
       ...plan,
-      monthly_quota: read(`PLAN_${key}_MONTHLY_QUOTA`, plan.monthly_quota),
-      rate_limit_per_minute: read(`PLAN_${key}_RATE_LIMIT_PER_MINUTE`, plan.rate_limit_per_minute),
-    };
-  });
-  const settings: ConsoleSettings = {
-    plans,
-    anonymousRatePerMinute: read("ANONYMOUS_RATE_LIMIT_PER_MINUTE", 30),
-    contactPerHour: read("CONTACT_IP_HOURLY_LIMIT", 10),
-    maxActiveKeys: read("API_KEYS_PER_ACCOUNT", 20),
-    usageFlushIntervalMs: read("USAGE_FLUSH_INTERVAL_MS", 1000),
+      monthly_quota: read[`PLAN_${plan.id.toUpperCase()}_MONTHLY_QUOTA`]!,
+      rate_limit_per_minute: read[`PLAN_${plan.id.toUpperCase()}_RATE_LIMIT_PER_MINUTE`]!,
+    })),
+    anonymousRatePerMinute: read.ANONYMOUS_RATE_LIMIT_PER_MINUTE!,
+    usageFlushIntervalMs: read.USAGE_FLUSH_INTERVAL_MS!,
   };
-  if (problems.length) throw new ConfigError(problems);
-  return settings;
 }
 
 /** The plan with this id; an account whose plan was removed from the list falls back to free. */
-export function planOf(settings: Pick<ConsoleSettings, "plans">, id: string): Plan {
+export function planOf(settings: Pick<MeteringSettings, "plans">, id: string): Plan {
   return settings.plans.find((p) => p.id === id) ?? settings.plans[0]!;
 }

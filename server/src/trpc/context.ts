@@ -1,6 +1,8 @@
-import { deleteCookie, getCookie, setCookie, type H3Event } from "h3";
+import { deleteCookie, setCookie, type H3Event } from "h3";
+import type { AccessResolver } from "../access/access.ts";
+import { credentialsOf } from "../access/credentials.ts";
+import type { Config } from "../config.ts";
 import { clientIp } from "../http/client-ip.ts";
-import type { AppDeps } from "../app/deps.ts";
 import { sessionCookieName } from "../http/cookies.ts";
 import { requestIdOf } from "../http/request-id.ts";
 
@@ -22,20 +24,31 @@ export interface Context {
   setSessionCookie(cookie: { token: string; expiresAt: Date } | null): void;
 }
 
-/** The context as built: the public part plus the server's dependencies, which only middleware reads. */
-export interface ServerContext extends Context {
-  deps: AppDeps;
+/**
+ * What the procedure builders need to decide who may call (procedures.ts), given by the wiring. A
+ * procedure's own dependencies are not here: each domain's router is built from its narrow env.
+ */
+export interface CallerChecks {
+  access: AccessResolver;
+  /** The console's origins, for the cross-site rule (access/cross-site.ts). */
+  publicOrigins: readonly string[];
 }
 
-export function createContext(event: H3Event, deps: AppDeps): ServerContext {
+/** The context as built: the public part plus the caller checks, which only middleware reads. */
+export interface ServerContext extends Context {
+  checks: CallerChecks;
+}
+
+export function createContext(event: H3Event, checks: CallerChecks, config: Pick<Config, "secureCookies" | "trustProxy">): ServerContext {
   const headers = event.req.headers;
-  const cookieName = sessionCookieName(deps.config);
+  const cookieName = sessionCookieName(config);
+  const credentials = credentialsOf(event, config);
   return {
     requestId: requestIdOf(event),
-    ip: clientIp(event, deps.config),
+    ip: clientIp(event, config),
     userAgent: headers.get("user-agent"),
-    sessionToken: getCookie(event, cookieName) ?? null,
-    apiKey: headers.get("x-api-key"),
+    sessionToken: credentials.sessionToken,
+    apiKey: credentials.apiKey,
     request: {
       method: event.req.method,
       origin: headers.get("origin"),
@@ -43,17 +56,17 @@ export function createContext(event: H3Event, deps: AppDeps): ServerContext {
     },
     setSessionCookie(cookie) {
       if (cookie === null) {
-        deleteCookie(event, cookieName, { path: "/", httpOnly: true, secure: deps.config.secureCookies, sameSite: "lax" });
+        deleteCookie(event, cookieName, { path: "/", httpOnly: true, secure: config.secureCookies, sameSite: "lax" });
         return;
       }
       setCookie(event, cookieName, cookie.token, {
         path: "/",
         httpOnly: true,
-        secure: deps.config.secureCookies,
+        secure: config.secureCookies,
         sameSite: "lax",
         expires: cookie.expiresAt,
       });
     },
-    deps,
+    checks,
   };
 }

@@ -1,6 +1,7 @@
 import type { H3, H3Event } from "h3";
-import type { AppDeps } from "../app/deps.ts";
+import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import { pageSecurityHeaders } from "../http/security-headers.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { consoleBuilt, DEFAULT_WEB_DIST_DIR, indexMtimeMs, loadConsoleFiles, type ConsoleFile, type ConsoleFiles } from "./console-files.ts";
@@ -21,7 +22,7 @@ import { consoleBuilt, DEFAULT_WEB_DIST_DIR, indexMtimeMs, loadConsoleFiles, typ
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const REVALIDATE = "no-cache";
 
-export function mountWebConsole(app: H3, deps: Pick<AppDeps, "config" | "log">): void {
+export function mountWebConsole(app: H3, deps: { config: Pick<Config, "webDistDir">; log: Logger }): void {
   const dir = deps.config.webDistDir ?? DEFAULT_WEB_DIST_DIR;
   let loaded: ConsoleFiles | null = null;
   let warned = false;

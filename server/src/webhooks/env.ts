@@ -1,13 +1,14 @@
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.ts";
-import { cursorSealOf, type CursorSeal } from "../cursors.ts";
+import type { Config } from "../config.ts";
+import type { CursorSeal } from "../cursors.ts";
 import type { Db } from "../db/db.ts";
-import type { AppDeps } from "../app/deps.ts";
 import type { Logger } from "../log.ts";
+import type { InvalidationBus } from "../storage/invalidations.ts";
 import { createSecretBox, type SecretBox, type SecretBoxKeys } from "./subscriptions/secret-box.ts";
-import { createUrlPolicy, systemResolver, type UrlPolicy } from "./subscriptions/url-policy.ts";
+import { createUrlPolicy, systemResolver, type HostResolver, type UrlPolicy } from "./subscriptions/url-policy.ts";
 
-/** What the webhook services and workers share, derived once per server from its AppDeps. */
+/** What the webhook services, procedures and workers share, built once per server by the wiring (app/deps.ts). */
 export interface WebhookEnv {
   db: Db;
   clock: Clock;
@@ -18,9 +19,11 @@ export interface WebhookEnv {
   queued: EventEmitter;
   /** Seals the delivery log's page cursors for their listing (cursors.ts). */
   cursors: CursorSeal;
+  /** Tells every instance about waiting listen deliveries (listen/hub.ts), over Redis when there is one. */
+  invalidations: Pick<InvalidationBus, "publish" | "on">;
+  /** The catalogue's current dataset version, which test events carry (the wiring asks the catalogue). */
+  catalogVersion(): Promise<string>;
 }
-
-const envs = new WeakMap<AppDeps, WebhookEnv>();
 
 /**
  * The keys sealing signing secrets (docs/webhooks.md "Secrets at rest"). Without WEBHOOK_SECRETS_KEY
@@ -29,26 +32,38 @@ const envs = new WeakMap<AppDeps, WebhookEnv>();
  * SESSION_SECRET-derived key stays the last key tried to open (never to seal), so secrets sealed before
  * the variable was set still open until `ir21-server webhooks rekey` re-seals them.
  */
-export function webhookSecretsKeys(deps: Pick<AppDeps, "config" | "secrets">): SecretBoxKeys {
-  const { current, previous } = deps.config.webhookSecretsKeys;
-  if (!current) return { current: deps.secrets.session, previous };
-  return { current, previous: [...previous, deps.secrets.session] };
+export function webhookSecretsKeys(config: Pick<Config, "webhookSecretsKeys">, secrets: { session: string }): SecretBoxKeys {
+  const { current, previous } = config.webhookSecretsKeys;
+  if (!current) return { current: secrets.session, previous };
+  return { current, previous: [...previous, secrets.session] };
 }
 
-export function webhookEnv(deps: AppDeps): WebhookEnv {
-  let env = envs.get(deps);
-  if (!env) {
-    env = {
-      db: deps.db,
-      clock: deps.clock,
-      log: deps.log,
-      policy: createUrlPolicy(deps.config.webhookAllowHosts, deps.hostResolver ?? systemResolver),
-      box: createSecretBox(webhookSecretsKeys(deps)),
-      queued: new EventEmitter(),
-      cursors: cursorSealOf(deps.secrets),
-    };
-    env.queued.setMaxListeners(100);
-    envs.set(deps, env);
-  }
-  return env;
+/**
+ * @example
+ * const webhooks = createWebhookEnv({ config, secrets, db, clock, log, cursors, invalidations });
+ */
+export function createWebhookEnv(deps: {
+  config: Pick<Config, "webhookAllowHosts" | "webhookSecretsKeys">;
+  secrets: { session: string };
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  cursors: CursorSeal;
+  invalidations: WebhookEnv["invalidations"];
+  catalogVersion: WebhookEnv["catalogVersion"];
+  hostResolver?: HostResolver;
+}): WebhookEnv {
+  const queued = new EventEmitter();
+  queued.setMaxListeners(100);
+  return {
+    db: deps.db,
+    clock: deps.clock,
+    log: deps.log,
+    policy: createUrlPolicy(deps.config.webhookAllowHosts, deps.hostResolver ?? systemResolver),
+    box: createSecretBox(webhookSecretsKeys(deps.config, deps.secrets)),
+    queued,
+    cursors: deps.cursors,
+    invalidations: deps.invalidations,
+    catalogVersion: deps.catalogVersion,
+  };
 }

@@ -7,23 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "../contract/events.ts";
-import {
-  catalogChangeFeed,
-  createApiKey,
-  demoDataset,
-  DeliveryWorker,
-  fanOutAll,
-  fanOutAllToListenSessions,
-  importDataset,
-  signIn,
-  startTestReceiver,
-  startTestServer,
-  webhookEnv,
-  type MaterialisedDataset,
-  type SignedIn,
-  type TestReceiver,
-  type TestServer,
-} from "../../testing/index.ts";
+import { catalogChangeFeed, createApiKey, demoDataset, DeliveryWorker, fanOutAll, fanOutAllToListenSessions, importDataset, signIn, startTestReceiver, startTestServer, type MaterialisedDataset, type SignedIn, type TestReceiver, type TestServer } from "../../testing/index.ts";
 import { ir21Headers, signatureMatches } from "../../testing/webhooks.ts";
 
 const OLD_ID = "es.xfera-moviles-s-a-u";
@@ -75,7 +59,7 @@ beforeAll(async () => {
   await nextImport(catalogue({ duplicate: true, brand: "Yoigo" }));
   await nextImport(catalogue({ duplicate: false, brand: "Yoigo" }));
   // What was imported so far is behind the fan-out cursor before anyone subscribes (as in production).
-  await fanOutAll(webhookEnv(server.deps), catalogChangeFeed);
+  await fanOutAll(server.deps.webhooks, catalogChangeFeed);
 }, 60_000);
 afterAll(async () => {
   await receiver.close();
@@ -95,7 +79,7 @@ describe("a filter on a merged operator id follows the surviving record", () => 
     expect(await changes(`operator=gb.ee,${OLD_ID}&types=ir21.operator.updated`)).toEqual([`${versions[2]} ir21.operator.updated ${SURVIVOR}`]);
     expect(await changes("operator=gb.ee")).toEqual([]);
     // This import is behind the fan-out cursor before the next test subscribes.
-    await fanOutAll(webhookEnv(server.deps), catalogChangeFeed);
+    await fanOutAll(server.deps.webhooks, catalogChangeFeed);
   });
 
   it("subscriptions created in parallel with the old id keep it as written and receive the survivor's events; a test event is the survivor's", async () => {
@@ -110,7 +94,7 @@ describe("a filter on a merged operator id follows the surviving record", () => 
     expect(listed.filter((s) => s.operators[0] === OLD_ID)).toHaveLength(6);
 
     await nextImport(catalogue({ duplicate: false, brand: "Yoigo (MásMóvil)" }));
-    const env = webhookEnv(server.deps);
+    const env = server.deps.webhooks;
     expect((await fanOutAll(env, catalogChangeFeed)).deliveries).toBe(6);
     await new DeliveryWorker(env).drain();
     const received = receiver.requests.map((r) => ({ ...ir21Headers(r.headers), body: r.body }));
@@ -144,7 +128,7 @@ describe("a filter on a merged operator id follows the surviving record", () => 
       const session = sessions.find((s) => s.status === "open")!;
       expect(session.operators).toEqual([OLD_ID]);
       await nextImport(catalogue({ duplicate: false, brand: "Yoigo!" }));
-      expect((await fanOutAllToListenSessions(webhookEnv(server.deps), catalogChangeFeed)).deliveries).toBe(1);
+      expect((await fanOutAllToListenSessions(server.deps.webhooks, catalogChangeFeed)).deliveries).toBe(1);
       const deliveries = await server.json(`/console/listen-sessions/${session.id}/deliveries`, { headers: alice.headers });
       expect(deliveries.body.data.items).toHaveLength(1);
       const detail = await server.json(`/console/listen-sessions/${session.id}/deliveries/${deliveries.body.data.items[0].id}`, { headers: alice.headers });

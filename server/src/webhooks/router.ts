@@ -1,4 +1,5 @@
 import { router } from "../trpc/init.ts";
+import type { WebhookEnv } from "./env.ts";
 import { createSubscriptionProcedure } from "./subscriptions/create-subscription.ts";
 import { deleteSubscriptionProcedure } from "./subscriptions/delete-subscription.ts";
 import { getDeliveryProcedure } from "./delivery-log/get-delivery.ts";
@@ -12,17 +13,19 @@ import { sendTestEventProcedure } from "./delivery-log/send-test-event.ts";
 import { updateSubscriptionProcedure } from "./subscriptions/update-subscription.ts";
 import { listenRouter } from "./listen/router.ts";
 
-export const webhooksRouter = router({
-  list: listSubscriptionsProcedure,
-  create: createSubscriptionProcedure,
-  update: updateSubscriptionProcedure,
-  delete: deleteSubscriptionProcedure,
-  sendTest: sendTestEventProcedure,
-  listDeliveries: listDeliveriesProcedure,
-  getDelivery: getDeliveryProcedure,
-  retryDelivery: retryDeliveryProcedure,
-  retryDeliveries: retryDeliveriesProcedure,
-  rotateSecret: rotateSecretProcedure,
-  revokePreviousSecret: revokePreviousSecretProcedure,
-  listen: listenRouter,
-});
+/** Webhook subscriptions, their deliveries and listen sessions (docs/webhooks.md), built from the domain's env. */
+export const webhooksRouter = (env: WebhookEnv) =>
+  router({
+    list: listSubscriptionsProcedure(env),
+    create: createSubscriptionProcedure(env),
+    update: updateSubscriptionProcedure(env),
+    delete: deleteSubscriptionProcedure(env),
+    sendTest: sendTestEventProcedure(env),
+    listDeliveries: listDeliveriesProcedure(env),
+    getDelivery: getDeliveryProcedure(env),
+    retryDelivery: retryDeliveryProcedure(env),
+    retryDeliveries: retryDeliveriesProcedure(env),
+    rotateSecret: rotateSecretProcedure(env),
+    revokePreviousSecret: revokePreviousSecretProcedure(env),
+    listen: listenRouter(env),
+  });

@@ -3,8 +3,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseRunCoordinator, startCron } from "../jobs/cron.ts";
 import { ensureAccount, startTestServer, type TestServer } from "../../testing/index.ts";
-import { webhookEnv } from "./env.ts";
 import { startWebhookRuntime } from "./runtime.ts";
+import { catalogChangeFeed } from "../catalog/changes/feed.ts";
 import { ir21Headers } from "../../testing/webhooks.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
 import { createSubscription, queueTestEvent } from "./subscriptions/subscriptions.ts";
@@ -73,8 +73,8 @@ function spawnWorker() {
 describe("runtime", () => {
   it("the in-process worker delivers queued events and stops cleanly", async () => {
     const receiver = await startTestReceiver();
-    const env = webhookEnv(server.deps);
-    const runtime = startWebhookRuntime(server.deps, { cron: false });
+    const env = server.deps.webhooks;
+    const runtime = startWebhookRuntime(server.deps.webhooks, { cron: false, feeds: [catalogChangeFeed], listen: server.deps.listenHub.settings, endpointConcurrency: 2 });
     try {
       const { item } = await createSubscription(env, "usr_runtime000000000000", { url: `${receiver.url}/in-process`, events: ["ir21.catalog.updated"] });
       await queueTestEvent(env, "usr_runtime000000000000", item.id, { version: "v1" });
@@ -88,7 +88,7 @@ describe("runtime", () => {
   it("a worker process killed mid-delivery (kill -9): its subscription's other deliveries flow once its heartbeat lapses, its own after their lease", async () => {
     const receiver = await startTestReceiver();
     receiver.respond({ hang: true }, { hang: true });
-    const env = webhookEnv(server.deps);
+    const env = server.deps.webhooks;
     server.clock.set(Date.now()); // the separate process runs on the real clock
     const userId = "usr_workerkill0000000000";
     const { item } = await createSubscription(env, userId, { url: `${receiver.url}/killed`, events: ["ir21.catalog.updated"] });
@@ -133,7 +133,7 @@ describe("runtime", () => {
 
   it("`ir21-server worker` runs as its own process, delivers, and exits 0 on SIGTERM", async () => {
     const receiver = await startTestReceiver();
-    const env = webhookEnv(server.deps);
+    const env = server.deps.webhooks;
     // The separate process runs on the real clock: queue the delivery at real time so it is due there.
     server.clock.set(Date.now());
     const userId = "usr_workerproc0000000000";
@@ -164,12 +164,12 @@ describe("graceful shutdown", () => {
       import { register } from "tsx/esm/api";
       register();
       const { loadConfig } = await import(${url("../config.ts")});
-      const { createDeps } = await import(${url("../deps.ts")});
-      const { startWebhookRuntime } = await import(${url("./runtime.ts")});
+      const { createDeps } = await import(${url("../app/deps.ts")});
+      const { startWebhooks } = await import(${url("../app/background.ts")});
       const deps = await createDeps(loadConfig());
       const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout" || r === "Immediate").length;
       const before = timers(); // the database pool's and Redis client's own, if any
-      const runtime = startWebhookRuntime(deps);
+      const runtime = startWebhooks(deps);
       // Long enough for the fan-out job (every 5 s) to run and the worker to poll a few times.
       await new Promise((resolve) => setTimeout(resolve, 5_500));
       const running = timers();

@@ -1,14 +1,12 @@
-import type { AppDeps } from "../app/deps.ts";
 import { cronOwner, startCron, type CronHandle } from "../jobs/cron.ts";
-import { catalogChangeFeed } from "../catalog/changes/feed.ts";
-import { webhookEnv } from "./env.ts";
+import type { WebhookEnv } from "./env.ts";
 import { fanOutAll, type ChangeFeed } from "./fanout/fanout.ts";
 import { purgeFinishedDeliveries, releaseExpiredLeases } from "./delivery/queue.ts";
 import { purgeExpiredPreviousSecrets } from "./subscriptions/subscriptions.ts";
 import { DeliveryWorker, type DeliveryWorkerOptions } from "./delivery/worker.ts";
 import { fanOutAllToListenSessions } from "./listen/fanout.ts";
 import { announceListenDeliveries } from "./listen/hub.ts";
-import { listenSettings } from "./listen/settings.ts";
+import type { ListenSettings } from "./listen/settings.ts";
 import { sweepListenSessions } from "./listen/sweep.ts";
 
 export interface WebhookRuntime {
@@ -22,8 +20,12 @@ export interface WebhookRuntimeOptions {
   worker?: boolean;
   /** Run the periodic jobs in this process (default true; the database elects one instance per slot). */
   cron?: boolean;
-  /** Change feeds to fan out (default: the catalogue's change log). */
-  feeds?: ChangeFeed[];
+  /** Change feeds to fan out: the catalogue's change log, handed over by the wiring. */
+  feeds: ChangeFeed[];
+  /** Listen sessions' settings (listen/settings.ts). */
+  listen: ListenSettings;
+  /** Deliveries in flight per subscription over all workers (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency: number;
   workerOptions?: DeliveryWorkerOptions;
 }
 
@@ -33,21 +35,17 @@ export interface WebhookRuntimeOptions {
  * finished more than 30 days ago; for listen sessions, a fan-out every 2 s and a sweep every 30 s). `serve` starts it beside the HTTP
  * server and stops it before the database closes; `ir21-server worker` runs it alone.
  */
-export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOptions = {}): WebhookRuntime {
-  const env = webhookEnv(deps);
-  if (deps.config.production && !deps.config.webhookSecretsKeys.current) {
-    env.log.warn("WEBHOOK_SECRETS_KEY is unset: webhook signing secrets are sealed under SESSION_SECRET (docs/webhooks.md \"Secrets at rest\")");
-  }
+export function startWebhookRuntime(env: WebhookEnv, options: WebhookRuntimeOptions): WebhookRuntime {
   const owner = cronOwner();
-  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, endpointConcurrency: deps.config.webhookEndpointConcurrency, ...options.workerOptions });
+  const worker = options.worker === false ? null : new DeliveryWorker(env, { owner, endpointConcurrency: options.endpointConcurrency, ...options.workerOptions });
   worker?.start();
   let cron: CronHandle | null = null;
   if (options.cron !== false) {
     const now = () => env.clock.now().getTime();
-    const listen = listenSettings(deps.config);
+    const listen = options.listen;
     cron = startCron(
       [
-        ...(options.feeds ?? [catalogChangeFeed]).map((feed) => ({ name: `webhooks.fanout.${feed.name}`, schedule: "*/5 * * * * *", run: () => fanOutAll(env, feed) })),
+        ...options.feeds.map((feed) => ({ name: `webhooks.fanout.${feed.name}`, schedule: "*/5 * * * * *", run: () => fanOutAll(env, feed) })),
         {
           name: "webhooks.lease-sweep",
           schedule: "*/30 * * * * *",
@@ -60,12 +58,12 @@ export function startWebhookRuntime(deps: AppDeps, options: WebhookRuntimeOption
         { name: "webhooks.delivery-retention", schedule: "0 17 * * * *", run: () => purgeFinishedDeliveries(env.db, { now: now() }) },
         // Listen sessions (docs/webhooks.md "Listen sessions"): catalogue changes to open sessions
         // (cheap when none is open: one indexed read), and their clean-up.
-        ...(options.feeds ?? [catalogChangeFeed]).map((feed) => ({
+        ...options.feeds.map((feed) => ({
           name: `webhooks.listen-fanout.${feed.name}`,
           schedule: "*/2 * * * * *",
           run: async () => {
             const { sessionIds } = await fanOutAllToListenSessions(env, feed);
-            await announceListenDeliveries(deps, sessionIds);
+            await announceListenDeliveries(env, sessionIds);
           },
         })),
         { name: "webhooks.listen-sweep", schedule: "*/30 * * * * *", run: () => sweepListenSessions(env, listen) },

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { REST_BINDINGS } from "../app/rest-bindings.ts";
 import { signIn, startTestServer, type TestServer } from "../../testing/index.ts";
-import { webhookEnv } from "./env.ts";
 import { RETRY_DELAYS_MS } from "./delivery/schedule.ts";
 import { ir21Headers, signatureMatches } from "../../testing/webhooks.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
@@ -22,7 +21,7 @@ beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, hostResolver: resolver });
   alice = await signIn(server);
   bob = await signIn(server);
-  worker = new DeliveryWorker(webhookEnv(server.deps), { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
+  worker = new DeliveryWorker(server.deps.webhooks, { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
 });
 afterAll(() => server.close());
 beforeEach(async () => {
@@ -293,7 +292,7 @@ describe("delivery", () => {
     const { item } = await subscribe();
     receiver.respond({ hang: true });
     const deliveryId = await sendTest(item.id);
-    await new DeliveryWorker(webhookEnv(server.deps), { random: () => 0, limits: { totalTimeoutMs: 300 } }).drain();
+    await new DeliveryWorker(server.deps.webhooks, { random: () => 0, limits: { totalTimeoutMs: 300 } }).drain();
     const detail = await delivery(item.id, deliveryId);
     expect(detail.item).toMatchObject({ status: "pending", attempts: 1, response_status: null, last_error: expect.stringMatching(/^timeout: /) });
   });
@@ -472,7 +471,7 @@ describe("deliveries list", () => {
       server.clock.advance(1000);
     }
     receiver.respond({ status: 200 }, { status: 500 });
-    await new DeliveryWorker(webhookEnv(server.deps), { random: () => 0, concurrency: 1 }).drain();
+    await new DeliveryWorker(server.deps.webhooks, { random: () => 0, concurrency: 1 }).drain();
     const base = `/console/webhooks/${item.id}/deliveries`;
     const seen: string[] = [];
     let cursor: string | null = null;

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../config.ts";
 import { startTestServer, type TestServer } from "../../../testing/index.ts";
-import { startCatalog } from "./catalog.ts";
+import { startCatalogue } from "../background.ts";
 import { catalogSettings } from "../../catalog/settings.ts";
 import { listVersions } from "../../catalog/model/versions.ts";
 
@@ -15,12 +15,12 @@ describe("first start", () => {
 
   it("imports the reference data when there is no dataset, once", async () => {
     expect((await server.json("/readyz")).status).toBe(503);
-    await (await startCatalog(server.deps)).stop();
+    await (await startCatalogue(server.deps)).stop();
     server.deps.datasetMeta.invalidate();
     const ready = await server.json("/readyz");
     expect(ready.status).toBe(200);
     expect(ready.body.meta).toMatchObject({ source_mode: "reference", dataset_version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}\.000001$/) });
-    await (await startCatalog(server.deps)).stop();
+    await (await startCatalogue(server.deps)).stop();
     expect(await listVersions(server.deps.db, { limit: 5 })).toHaveLength(1);
   }, 60_000);
 });
@@ -40,7 +40,7 @@ describe("scheduled import", () => {
   afterAll(() => server.close());
 
   it("runs on the shared cron (slot claimed in cron_runs), imports once, and stops cleanly", async () => {
-    const catalog = await startCatalog(server.deps);
+    const catalog = await startCatalogue(server.deps);
     try {
       const deadline = Date.now() + 30_000;
       while ((await listVersions(server.deps.db, { limit: 5 })).length === 0) {

@@ -5,19 +5,13 @@ import type { AppDeps } from "../deps.ts";
 import { auditCatalog } from "../../catalog/import/audit.ts";
 import { importDataset, type ImportResult } from "../../catalog/import/import.ts";
 import type { ReferenceReport } from "../../catalog/import/importers/reference.ts";
-import { cronOwner, startCron } from "../../jobs/cron.ts";
-import { catalogJobs } from "../../catalog/jobs.ts";
 import { catalogSettings } from "../../catalog/settings.ts";
 import { readResourceInput, validateResources } from "../../catalog/import/importers/libphonenumber-files.ts";
-import { adoptLegacySources } from "../../catalog/import/legacy-sources.ts";
 import { currentCarrierSet, resetCarrierSet, storeCarrierSet, storeNanpa } from "../../catalog/import/local-sources.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "../../catalog/import/sources.ts";
 import { currentVersion, listVersions, toVersionInfo } from "../../catalog/model/versions.ts";
 
-/**
- * `ir21-server import …` and `ir21-server versions` (docs/catalog.md "Commands"), and what `serve`
- * does for the catalogue at start (first-start import, schedule).
- */
+/** `ir21-server import …`, `ir21-server versions` and `ir21-server data audit` (docs/catalog.md "Commands"). */
 
 const log = (line: string) => console.error(line);
 
@@ -55,7 +49,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
-    snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,
+    snapshotUrl: deps.catalog.snapshotUrl,
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
@@ -214,34 +208,3 @@ const dataCommand = defineCommand({
 
 /** The catalogue's commands, registered in main.ts. */
 export const catalogCommands: Record<string, CommandDef> = { import: importCommand as CommandDef, versions: versionsCommand as CommandDef, data: dataCommand as CommandDef };
-
-/**
- * What `serve` does for the catalogue once migrated: import the reference data when the database has
- * no dataset yet (the embedded default, so a new user gets real data; CATALOG_IMPORT_ON_START), and
- * start the catalogue's periodic jobs (the scheduled re-import when configured, change-log retention)
- * on jobs/cron.ts. Returns a stop function for shutdown that waits for a running job.
- */
-export async function startCatalog(deps: AppDeps): Promise<{ stop(): Promise<void> }> {
-  const settings = catalogSettings(deps.config.env);
-  try {
-    await adoptLegacySources(deps);
-  } catch (error) {
-    // Imports refuse the same files with this error until `import carriers` chooses anew; lookups answer meanwhile.
-    deps.log.warn({ err: error }, "loaded source files in DATA_DIR/catalog-sources could not be moved into the database");
-  }
-  const importOnStart = settings.importOnStart ?? deps.dialect === "sqlite";
-  if (importOnStart && !(await currentVersion(deps.db))) {
-    deps.log.info("no dataset yet: importing the reference data (first start)");
-    const { candidate, report } = await buildCandidate("reference", [], deps);
-    const result = await importDataset(deps, candidate, {
-      holder: "first-start",
-      snapshotUrl: `${deps.config.publicOrigins[0]}/v1/snapshot`,
-      onProgress: (p) => deps.log.info(p, "catalogue import progress"),
-    });
-    deps.log.info({ version: result.version, counts: result.counts, linking_rate: report?.linkingRate }, "reference data imported");
-  }
-  const jobs = catalogJobs(deps, settings);
-  if (settings.schedule) deps.log.info({ schedule: settings.schedule, mode: settings.mode, folder: settings.folder }, "catalogue imports scheduled");
-  const cron = startCron(jobs, { db: deps.db, owner: cronOwner(), log: deps.log });
-  return { stop: () => cron.stop() };
-}

@@ -17,17 +17,17 @@ async function withDeps<T>(run: (deps: AppDeps) => Promise<T>): Promise<T> {
 }
 
 /** `ir21-server accounts set-plan <phone|user id> <plan>`, as a function the tests call directly. */
-export async function setPlanCommand(deps: Pick<AppDeps, "db" | "console" | "invalidations">, ref: string, plan: string): Promise<string> {
-  const { user, previous } = await setPlan(deps.db, deps.invalidations, deps.console.settings, ref, plan);
+export async function setPlanCommand(deps: Pick<AppDeps, "db" | "meteringSettings" | "invalidations">, ref: string, plan: string): Promise<string> {
+  const { user, previous } = await setPlan(deps.db, deps.invalidations, deps.meteringSettings, ref, plan);
   return `${user.id} (${maskPhone(user.phone)}): plan ${previous} -> ${user.plan}`;
 }
 
 /** `ir21-server accounts show <phone|user id>`: plan, this month's usage, keys and sessions. */
-export async function showAccountCommand(deps: Pick<AppDeps, "db" | "console" | "clock">, ref: string): Promise<Record<string, unknown>> {
-  await deps.console.ledger.flush();
+export async function showAccountCommand(deps: Pick<AppDeps, "db" | "meteringSettings" | "ledger" | "clock">, ref: string): Promise<Record<string, unknown>> {
+  await deps.ledger.flush();
   const user = await findAccount(deps.db, ref);
   const now = deps.clock.now().getTime();
-  const plan = planOf(deps.console.settings, user.plan);
+  const plan = planOf(deps.meteringSettings, user.plan);
   const usage = await usageReport(deps.db, user.id, now, plan.monthly_quota);
   const keys = await deps.db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("user_id", "=", user.id).where("revoked_at", "is", null).executeTakeFirstOrThrow();
   const sessions = await deps.db

@@ -1,12 +1,11 @@
 import { defineCommand } from "citty";
 import { withServerDeps } from "../command-support.ts";
 import type { AppDeps } from "../deps.ts";
-import { webhookEnv } from "../../webhooks/env.ts";
 import { rekeyWebhookSecrets, type RekeyReport } from "../../webhooks/subscriptions/rekey.ts";
 
 /** `ir21-server webhooks rekey`, as a function the tests call directly. */
 export async function rekeyCommand(deps: AppDeps): Promise<RekeyReport> {
-  return rekeyWebhookSecrets(webhookEnv(deps));
+  return rekeyWebhookSecrets(deps.webhooks);
 }
 
 /** Operators' webhook commands; registered in main.ts. */

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomUUID } from "node:crypto";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { AliyunSmsSettings } from "../settings.ts";
-import { providerFetch, SmsProviderError, type SmsMessage, type SmsSender } from "./provider.ts";
+import { providerFetch, SmsProviderError, type SmsMessage, type SmsSender } from "./sender.ts";
 
 const EMPTY_SHA256 = createHash("sha256").update("").digest("hex");
 

@@ -2,7 +2,7 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import type { SmsMessage, SmsSender } from "./provider.ts";
+import type { SmsMessage, SmsSender } from "./sender.ts";
 
 /**
  * Development provider (SMS_PROVIDER=dev; config refuses it in production): each message becomes one

@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { TencentSmsSettings } from "../settings.ts";
-import { providerFetch, SmsProviderError, type SmsMessage, type SmsSender } from "./provider.ts";
+import { providerFetch, SmsProviderError, type SmsMessage, type SmsSender } from "./sender.ts";
 
 const sha256hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
 const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data, "utf8").digest();

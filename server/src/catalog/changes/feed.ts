@@ -1,8 +1,8 @@
 import { readChangesAfter } from "./changes.ts";
-import type { ChangeFeed } from "../../webhooks/fanout/fanout.ts";
 
 /**
- * The catalogue's change log (catalog_changes) as the fan-out's outbox: imports write it in their own
- * transaction with a strictly increasing seq, so every committed change is here exactly once.
+ * The catalogue's change log (catalog_changes) as an outbox: imports write it in their own transaction
+ * with a strictly increasing seq, so every committed change is here exactly once. The wiring hands it
+ * to the webhook fan-out (app/deps.ts), which reads it by name and position.
  */
-export const catalogChangeFeed: ChangeFeed = { name: "catalog", readAfter: readChangesAfter };
+export const catalogChangeFeed = { name: "catalog", readAfter: readChangesAfter } as const;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../contract/events.ts";
-import { createApiKey, DeliveryWorker, ensureAccount, demoDataset, fanOutAll, importDataset, signIn, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "../../../testing/index.ts";
+import { createApiKey, DeliveryWorker, ensureAccount, demoDataset, fanOutAll, importDataset, signIn, startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "../../../testing/index.ts";
 import { catalogChangeFeed } from "./feed.ts";
 import { createSubscription } from "../../webhooks/subscriptions/subscriptions.ts";
 import { pruneExpiredChanges } from "../jobs.ts";
+import { changeLogReader } from "../../app/background.ts";
 import { catalogSettings } from "../settings.ts";
 
 const DAY = 24 * 3600_000;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
   receiver = await startTestReceiver();
   key = (await createApiKey(server, await signIn(server))).headers;
-  const env = webhookEnv(server.deps);
+  const env = server.deps.webhooks;
   await ensureAccount(server, "usr_retention00000000000");
   await createSubscription(env, "usr_retention00000000000", { url: `${receiver.url}/hook`, events: [...EVENT_TYPES] });
   // v1..v3 a day apart, fanned out into deliveries that stay queued (no worker yet); v4 and v5 are
@@ -56,13 +57,13 @@ const loggedVersions = async () =>
 
 describe("change-log retention", () => {
   it("keeps everything inside the window, to the millisecond", async () => {
-    expect(await pruneExpiredChanges(server.deps, settings)).toEqual({ versions: 0, events: 0 });
+    expect(await pruneExpiredChanges({ ...server.deps, settings }, changeLogReader(server.deps))).toEqual({ versions: 0, events: 0 });
     // v1's events expire 90 days after v2 superseded it: not at that instant, one millisecond later.
     server.clock.set((await ingestedAt(1)) + 90 * DAY);
-    expect(await pruneExpiredChanges(server.deps, settings)).toEqual({ versions: 0, events: 0 });
+    expect(await pruneExpiredChanges({ ...server.deps, settings }, changeLogReader(server.deps))).toEqual({ versions: 0, events: 0 });
     expect((await changes("none")).status).toBe(200);
     server.clock.advance(1);
-    expect(await pruneExpiredChanges(server.deps, settings)).toMatchObject({ versions: 1 });
+    expect(await pruneExpiredChanges({ ...server.deps, settings }, changeLogReader(server.deps))).toMatchObject({ versions: 1 });
     expect(await loggedVersions()).toEqual(versions.slice(1).map((v) => v.seq));
   });
 
@@ -81,7 +82,7 @@ describe("change-log retention", () => {
 
   it("never prunes the current version or events the webhook fan-out has not read", async () => {
     server.clock.set((await ingestedAt(4)) + 365 * DAY);
-    const pruned = await pruneExpiredChanges(server.deps, settings);
+    const pruned = await pruneExpiredChanges({ ...server.deps, settings }, changeLogReader(server.deps));
     expect(pruned.versions).toBe(2); // v2, v3; v4 is unread by the fan-out, v5 is current
     expect(await loggedVersions()).toEqual([versions[3]!.seq, versions[4]!.seq]);
     const fromV2 = await changes(versions[1]!.version);
@@ -95,7 +96,7 @@ describe("change-log retention", () => {
   });
 
   it("queued deliveries of pruned events are still delivered: they carry their own copy", async () => {
-    const env = webhookEnv(server.deps);
+    const env = server.deps.webhooks;
     await fanOutAll(env, catalogChangeFeed); // now v4 and v5 become deliveries too
     const queued = await server.deps.db.selectFrom("webhook_deliveries").select("event_id").where("status", "=", "pending").execute();
     expect(await new DeliveryWorker(env, { owner: "retention-test" }).drain()).toBe(queued.length);
@@ -103,7 +104,7 @@ describe("change-log retention", () => {
     expect(new Set(delivered.map((e) => e.dataset_version))).toEqual(new Set(versions.map((v) => v.version)));
 
     // With the fan-out past v4, the next pass prunes it; v5 (current) stays.
-    expect(await pruneExpiredChanges(server.deps, settings)).toMatchObject({ versions: 1 });
+    expect(await pruneExpiredChanges({ ...server.deps, settings }, changeLogReader(server.deps))).toMatchObject({ versions: 1 });
     expect(await loggedVersions()).toEqual([versions[4]!.seq]);
     expect((await changes(versions[3]!.version)).status).toBe(200);
     expect((await changes(versions[2]!.version)).status).toBe(400);

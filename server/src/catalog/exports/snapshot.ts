@@ -140,21 +140,3 @@ export async function* jsonSnapshot(db: Db, version: StoredVersion): AsyncGenera
   }
   yield "}\n";
 }
-
-/** A web stream over a chunk generator that reads on demand (backpressure), closing the generator on cancel. */
-export function streamOf(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const { value, done } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(encoder.encode(value));
-      },
-      async cancel() {
-        await chunks.return(undefined);
-      },
-    },
-    { highWaterMark: 1 },
-  );
-}

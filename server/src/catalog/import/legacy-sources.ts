@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AppDeps } from "../../app/deps.ts";
+import type { Clock } from "../../clock.ts";
+import type { Db } from "../../db/db.ts";
+import type { Logger } from "../../log.ts";
 import { AppError } from "../../errors.ts";
 import { digestOf, RESOURCE_LANGUAGES, type ResourceFiles } from "./importers/libphonenumber-files.ts";
 import { adoptSourceSet, currentSourceSet, type SourceKind, type SourceSet } from "./source-sets.ts";
@@ -14,7 +16,12 @@ import { adoptSourceSet, currentSourceSet, type SourceKind, type SourceSet } fro
  * an instance that has them still can.
  */
 
-export type LegacyDeps = Pick<AppDeps, "db" | "clock" | "log"> & { config: { dataDir?: string } };
+export interface LegacyDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  config: { dataDir?: string };
+}
 
 export const CO_FILE = "central-office-codes.txt";
 export const BLOCKS_FILE = "thousands-blocks.txt";

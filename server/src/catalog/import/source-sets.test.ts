@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { FIXTURE_ROOT, fixtureVariant, handDigest } from "../../../testing/libphonenumber-archives.ts";
 import { readChangesAfter } from "../changes/changes.ts";
+import { changeLogReader } from "../../app/background.ts";
 import { runCarriersImport, runImport, runNanpaImport } from "../../app/commands/catalog.ts";
 import { RESOURCE_LIMITS } from "./importers/libphonenumber-files.ts";
 import { catalogJobs } from "../jobs.ts";
@@ -60,7 +61,7 @@ const stored = async () => ({
 });
 /** The job a scheduled reference import runs, on `server`. */
 const scheduledImport = (server: TestServer) =>
-  catalogJobs(server.deps, { ...catalogSettings({}), schedule: "0 0 3 * * *" })
+  catalogJobs({ ...server.deps.catalog, settings: { ...catalogSettings({}), schedule: "0 0 3 * * *" } }, changeLogReader(server.deps))
     .find((job) => job.name === "catalog.import")!
     .run();
 

@@ -1,11 +1,9 @@
+import type { Projection } from "../../data-api/route.ts";
 import type { z } from "zod";
 import { Utf8Builder } from "../../utf8-builder.ts";
 import { NumberLookup, PublicNumberLookup, type NumberRange } from "../../contract/catalog.ts";
-import type { LookupIndex } from "./lookup-index.ts";
-import { noRangePart, rangePartOf, RANGE_PART_KEYS, type FoundNumber, type NumberPart, type RangePart } from "./lookup.ts";
+import { noRangePart, rangePartOf, RANGE_PART_KEYS, type FoundNumber, type NumberPart, type RangeLookups, type RangePart } from "./answer-parts.ts";
 
-/** Who gets which fields of an answer: `full` for API keys and sessions, `public` for anonymous callers. */
-export type Projection = "full" | "public";
 
 /** The output schema of a number answer per projection (the /v1/lookup route's, less its IMSI alternative). */
 export const NUMBER_ANSWER_SCHEMAS: Record<Projection, z.ZodObject> = { full: NumberLookup, public: PublicNumberLookup };
@@ -59,7 +57,7 @@ export class NumberAnswers {
   readonly #byRange = new Map<NumberRange, Map<string | null, Record<Projection, Buffer[]>>>();
   readonly #byReason = new Map<string, Record<Projection, Buffer[]>>();
 
-  constructor(private readonly index: LookupIndex) {}
+  constructor(private readonly index: RangeLookups) {}
 
   /**
    * Appends the `data` of a number's answer to `out` as JSON, in `projection`, as the route's output

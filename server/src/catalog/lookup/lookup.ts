@@ -4,47 +4,13 @@ import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberL
 import metadata from "libphonenumber-js/metadata.max.json";
 import { LOOKUP_NOTE, type ImsiLookup, type NumberLookup, type NumberRange, type ValidationReason } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { INTERNATIONAL } from "../import/importers/reference.ts";
+import { INTERNATIONAL } from "../model/records.ts";
+import { networkById, noRangePart, rangePartOf, type FoundNumber, type NumberPart } from "./answer-parts.ts";
 import type { LookupIndex } from "./lookup-index.ts";
 import { CARRIER_KINDS, kindOfType } from "../model/number-kind.ts";
-import { primaryNetwork } from "./number-geo.ts";
-import { currentOperator } from "../operators/lineage.ts";
-import { networkOfNumber } from "../operators/networks.ts";
-
-/** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
-const networkById = (index: LookupIndex, id: string) => index.networksByPlmn.get(id.replace("-", ""));
 
 /** Digits with the usual separators, optionally after a +: what counts as an attempt at a phone number. */
 const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
-
-/**
- * The fields of a number's answer that depend only on its matched range (and the number's country):
- * what lookup-answers.ts builds once per range. A field added to {@link rangePartOf} must be listed
- * here (RangePart is made from this list); every other field of NumberLookup is the number's own.
- */
-export const RANGE_PART_KEYS = [
-  "range_holder",
-  "range_holder_reason",
-  "operator",
-  "current_operator",
-  "range",
-  "network",
-  "networks",
-  "primary_network",
-] as const satisfies readonly (keyof NumberLookup)[];
-export type RangePart = Pick<NumberLookup, (typeof RANGE_PART_KEYS)[number]>;
-/** The fields of a number's answer that are the number's own: everything but {@link RangePart}. */
-export type NumberPart = Omit<NumberLookup, keyof RangePart>;
-
-/**
- * A number read and matched, its answer in two parts: the number's own fields, and the range it
- * matched (null with the reason when none is named). `lookupNumber` joins them with
- * {@link rangePartOf}; the /v1/lookup route serves the range part from fragments built once per
- * range (lookup-answers.ts) through the same function.
- */
-export type FoundNumber =
-  | { own: NumberPart; range: NumberRange; reason: null }
-  | { own: NumberPart; range: null; reason: NonNullable<NumberLookup["range_holder_reason"]> };
 
 /**
  * Looks a phone number up (docs/api.md "Lookup"): normalise it with libphonenumber-js (E.164, or
@@ -117,40 +83,6 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
   own.country_iso2 = countryIso2 ?? range.country_iso2;
   own.match = { prefix: hit.prefix, length: hit.prefix.length };
   return { own, range, reason: null };
-}
-
-/**
- * The part of a number's answer that depends only on its range and the number's country (which
- * orders `primary_network`): the holder, the operator and its current successor, the networks.
- */
-export function rangePartOf(index: LookupIndex, range: NumberRange, countryIso2: string | null): RangePart {
-  const operator = range.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
-  const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
-  // The lineage's end for the range (a split operator's successor depends on the area code, which
-  // every range's prefix holds: Brazil's are 7 to 9 digits, a DDD split names 4), so the range part
-  // stays the same for every number of the range and can be prebuilt (lookup-answers.ts).
-  const current = operator ? currentOperator(index.operators, operator, range.prefix ?? undefined) : null;
-  const network = networkOfNumber({
-    rangeNetwork: range.network_id ? (networkById(index, range.network_id) ?? null) : null,
-    networks,
-    currentNetworks: current && current !== operator ? (index.networksByOperator.get(current.id) ?? []) : [],
-    country: countryIso2 ?? range.country_iso2,
-  });
-  return {
-    range_holder: range.range_holder,
-    range_holder_reason: range.range_holder ? null : "no_range",
-    operator,
-    current_operator: current,
-    range,
-    network,
-    networks,
-    primary_network: primaryNetwork(network, networks, countryIso2),
-  };
-}
-
-/** The range part of a number no range is named for. */
-export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reason"]>): RangePart {
-  return { range_holder: null, range_holder_reason: reason, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null };
 }
 
 /** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */

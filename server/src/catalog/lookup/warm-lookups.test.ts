@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../testing/index.ts";
 import { buildLookupIndex } from "./lookup-index.ts";
 import { GeoData } from "./number-geo.ts";
-import { warmLookups } from "../../data-api/route.ts";
+import { warmLookups } from "./warm-up.ts";
 
 /**
  * The warm-up after listen (serve.ts → warmLookups) loads the lookup index and +86's geocoding data
@@ -29,7 +29,7 @@ describe("warmLookups", () => {
     // geocoding and time-zone files, which a blocking load reads and deserialises in one stretch.
     expect((await server.json("/v1/lookup?number=%2B442079460000")).status).toBe(200);
     let warming = true;
-    const warm = warmLookups(server.deps).finally(() => (warming = false));
+    const warm = warmLookups({ versions: server.deps.datasetMeta, lookupIndexes: server.deps.catalog.lookupIndexes }).finally(() => (warming = false));
     let answeredWhileWarming = 0;
     while (warming) {
       const status = await healthz();

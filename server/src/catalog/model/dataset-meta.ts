@@ -1,6 +1,8 @@
 import type { DatasetMeta, SourceMode } from "../../contract/envelope.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
+import type { DatasetVersions, PinnedVersion } from "../../data-api/versions.ts";
 import type { Db } from "../../db/db.ts";
+import { fromVersionRow } from "./versions.ts";
 
 /**
  * What the envelope reports before the first import: no version yet. /readyz stays 503 in this
@@ -13,18 +15,13 @@ export const NO_DATASET: DatasetMeta = {
   ingested_at: toIso(0),
 };
 
-/** The current version with its sequence number: what a data request pins and reads at. */
-export interface PinnedVersion {
-  meta: DatasetMeta;
-  /** dataset_versions.seq; 0 before the first import. */
-  seq: number;
-}
-
-export interface DatasetMetaSource {
-  /** The current version's meta; cached briefly, so other instances' imports show within the TTL. */
+/**
+ * The catalogue's versions as the envelope and the data API see them (data-api/versions.ts): the
+ * current one cached briefly, so other instances' imports show within the TTL.
+ */
+export interface DatasetMetaSource extends DatasetVersions {
+  /** The current version's meta. */
   current(): Promise<DatasetMeta>;
-  /** The current version's meta and seq, from the same cache. */
-  pinned(): Promise<PinnedVersion>;
   /** Forget the cached value (called after a local import switches the version). */
   invalidate(): void;
 }
@@ -77,8 +74,16 @@ export function createDatasetMetaSource(db: Db, options: { ttlMs?: number; now?:
       return (await pinned()).meta;
     },
     pinned,
+    async metaOf(seq) {
+      const row = await db.selectFrom("dataset_versions").selectAll().where("seq", "=", seq).executeTakeFirst();
+      if (!row) return null;
+      const v = fromVersionRow(row);
+      return { dataset_version: v.version, source_mode: v.sourceMode, source_published_at: toIsoOrNull(v.sourcePublishedAt), ingested_at: toIso(v.ingestedAt) };
+    },
     invalidate() {
       cached = null;
     },
   };
 }
+
+export type { PinnedVersion };

@@ -1,6 +1,9 @@
 import type { Capability, Country, Network, NumberRange, Operator, SourceDescriptor } from "../../contract/catalog.ts";
 import type { SourceMode } from "../../contract/envelope.ts";
 
+/** The catalogue's country for numbers and networks of no single country (non-geographic calling codes, international MCCs). */
+export const INTERNATIONAL = "ZZ";
+
 /**
  * Catalogue records as importers produce them and the diff compares them: the wire shapes without
  * `dataset_version`, which the import assigns. Every record names its `source` (a

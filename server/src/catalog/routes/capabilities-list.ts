@@ -7,9 +7,9 @@ import { z } from "zod";
 import { Capability, pageOf } from "../../contract/catalog.ts";
 import { listCapabilities } from "../model/queries.ts";
 import { CountryParam, ListQuery, NetworkIdParam, OperatorIdParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const capabilitiesListRoute = defineRoute({
+export const capabilitiesListRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/capabilities",
   summary: "List capabilities",
@@ -24,8 +24,8 @@ export const capabilitiesListRoute = defineRoute({
     }),
   },
   output: { full: pageOf(Capability) },
-  async handle({ deps, input, pageAt }) {
+  async handle({ env, input, pageAt }) {
     const { seq, after } = await pageAt(input.cursor);
-    return listCapabilities(deps.db, seq, input, after, input.limit);
+    return listCapabilities(env.db, seq, input, after, input.limit);
   },
 });

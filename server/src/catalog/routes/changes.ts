@@ -19,7 +19,7 @@ import { AppError } from "../../errors.ts";
 import { queryChanges } from "../changes/changes.ts";
 import { VERSION_PATTERN } from "../model/versions.ts";
 import { CountryParam, EventTypes, OperatorIdParam, commaList } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
 const ChangesCursor = z.object({ a: z.number().int().min(0), u: z.number().int().min(1), s: z.string() });
 
@@ -36,7 +36,7 @@ function decode(cursor: string, since: string): z.infer<typeof ChangesCursor> {
 
 const Output = z.object({ items: z.array(EventPayload), next_cursor: z.string().nullable(), current_version: z.string() }).meta({ id: "ChangesPage" });
 
-export const changesRoute = defineRoute({
+export const changesRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/changes",
   summary: "Changes since a dataset version",
@@ -54,9 +54,9 @@ export const changesRoute = defineRoute({
     }),
   },
   output: { full: Output },
-  async handle({ deps, version, input }) {
+  async handle({ env, version, input }) {
     const position = input.cursor ? decode(input.cursor, input.since) : { a: 0, u: version.seq, s: input.since };
-    const { items, more } = await queryChanges(deps.db, {
+    const { items, more } = await queryChanges(env.db, {
       since: input.since,
       afterSeq: position.a,
       untilVersionSeq: position.u,
@@ -65,7 +65,7 @@ export const changesRoute = defineRoute({
       countries: input.country,
       operators: input.operator,
     });
-    const untilVersion = position.u === version.seq ? version.meta.dataset_version : ((await deps.db.selectFrom("dataset_versions").select("version").where("seq", "=", position.u).executeTakeFirst())?.version ?? version.meta.dataset_version);
+    const untilVersion = position.u === version.seq ? version.meta.dataset_version : ((await env.db.selectFrom("dataset_versions").select("version").where("seq", "=", position.u).executeTakeFirst())?.version ?? version.meta.dataset_version);
     const last = items.at(-1);
     return {
       items: items.map((i) => i.event),

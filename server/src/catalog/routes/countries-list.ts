@@ -9,11 +9,11 @@
 import { z } from "zod";
 import { Country } from "../../contract/catalog.ts";
 import { listCountries } from "../model/queries.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
 const Output = z.object({ items: z.array(Country) });
 
-export const countriesListRoute = defineRoute({
+export const countriesListRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/countries",
   summary: "List countries",
@@ -21,7 +21,7 @@ export const countriesListRoute = defineRoute({
   access: "public",
   input: {},
   output: { full: Output, public: Output },
-  async handle({ deps, version }) {
-    return { items: await listCountries(deps.db, version.seq) };
+  async handle({ env, version }) {
+    return { items: await listCountries(env.db, version.seq) };
   },
 });

@@ -11,9 +11,9 @@ import { CountryDetail } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
 import { countryOperators, getCountry } from "../model/queries.ts";
 import { CountryParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const countryGetRoute = defineRoute({
+export const countryGetRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/countries/:iso2",
   summary: "One country",
@@ -22,10 +22,10 @@ export const countryGetRoute = defineRoute({
   access: "public",
   input: { params: z.object({ iso2: CountryParam }) },
   output: { full: CountryDetail, public: CountryDetail },
-  async handle({ deps, version, input }) {
-    const country = await getCountry(deps.db, version.seq, input.iso2);
+  async handle({ env, version, input }) {
+    const country = await getCountry(env.db, version.seq, input.iso2);
     if (!country) throw new AppError("NOT_FOUND", `No country ${input.iso2}`);
-    const operators = await countryOperators(deps.db, version.seq, input.iso2);
+    const operators = await countryOperators(env.db, version.seq, input.iso2);
     return { ...country, operators: operators.map((o) => ({ id: o.id, country_iso2: o.country_iso2, name: o.name })) };
   },
 });

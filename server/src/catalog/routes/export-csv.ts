@@ -10,14 +10,14 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors.ts";
-import { EXPORT_RESOURCES, csvExport, streamOf, type ExportResource } from "../exports/snapshot.ts";
+import { EXPORT_RESOURCES, csvExport, type ExportResource } from "../exports/snapshot.ts";
 import { findVersion } from "../model/versions.ts";
-import { etagOf, fileResponse, notModified, notModifiedResponse } from "./files.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { etagOf, fileAnswer } from "../../data-api/files.ts";
+import { defineCatalogRoute } from "./define.ts";
 
 export const EXPORT_FILES = EXPORT_RESOURCES.map((r) => `${r}.csv` as const);
 
-export const exportCsvRoute = defineRoute({
+export const exportCsvRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/exports/:file",
   summary: "Export a resource as CSV",
@@ -29,16 +29,19 @@ export const exportCsvRoute = defineRoute({
       example: "iso2,iso3,name,name_zh,calling_codes,mccs,source,source_license,source_attribution\r\nCN,CHN,China,中国,86,460;461,reference,CC0-1.0,ISO 3166-1\r\n",
     },
   },
-  async handle({ event, deps, version, input }) {
+  async handle({ env, version, input }) {
     const resource = input.file.replace(/\.csv$/, "") as ExportResource;
     const etag = etagOf(`${version.meta.dataset_version}-${resource}`);
-    if (notModified(event, etag)) return notModifiedResponse(event, etag);
-    const stored = await findVersion(deps.db, version.meta.dataset_version);
-    if (!stored) throw new AppError("NO_DATASET");
-    return fileResponse(event, streamOf(csvExport(deps.db, resource, stored)), {
-      contentType: "text/csv; charset=utf-8; header=present",
-      filename: `ir21-${resource}-${stored.version}.csv`,
+    // The version's record is read only when the client does not have the file (not for a 304).
+    return fileAnswer({
       etag,
+      contentType: "text/csv; charset=utf-8; header=present",
+      filename: `ir21-${resource}-${version.meta.dataset_version}.csv`,
+      async chunks() {
+        const stored = await findVersion(env.db, version.meta.dataset_version);
+        if (!stored) throw new AppError("NO_DATASET");
+        return csvExport(env.db, resource, stored);
+      },
     });
   },
 });

@@ -12,10 +12,8 @@ let server: TestServer;
 let key: { "x-api-key": string };
 let metering: RecordingMetering;
 beforeAll(async () => {
-  server = await startTestServer({ dataset: "reference" });
+  server = await startTestServer({ dataset: "reference", metering: () => (metering = recordingMetering()) });
   key = (await createApiKey(server, await signIn(server))).headers;
-  metering = recordingMetering();
-  server.deps.metering = metering;
 }, 120_000);
 afterAll(() => server.close());
 

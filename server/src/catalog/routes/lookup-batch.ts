@@ -12,13 +12,14 @@
 import { z } from "zod";
 import { BatchLookupItemError, NumberLookup, PublicNumberLookup } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
-import { findNumber, lookupNumber, type FoundNumber } from "../lookup/lookup.ts";
+import type { FoundNumber } from "../lookup/answer-parts.ts";
+import { findNumber, lookupNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
 export const BATCH_LOOKUP_MAX = 100;
 
-export const lookupBatchRoute = defineRoute({
+export const lookupBatchRoute = defineCatalogRoute({
   method: "POST",
   path: "/v1/lookup/batch",
   summary: "Look up to 100 phone numbers",
@@ -35,8 +36,8 @@ export const lookupBatchRoute = defineRoute({
     full: z.object({ items: z.array(z.union([NumberLookup, BatchLookupItemError])) }),
     public: z.object({ items: z.array(z.union([PublicNumberLookup, BatchLookupItemError])) }),
   },
-  async handle({ input, lookupIndex }) {
-    const index = await lookupIndex();
+  async handle({ env, input, version }) {
+    const index = await env.lookupIndexes.at(version.seq);
     return {
       items: input.numbers.map((number) => {
         try {
@@ -51,8 +52,8 @@ export const lookupBatchRoute = defineRoute({
   // /v1/lookup does (lookup-answers.ts), into one buffer. The output schema's union takes the
   // number answer first, so a number's item is the number schema's text; an error item is parsed by
   // its own schema (lookup-batch-direct.test.ts compares the bytes with `handle` + the union schema).
-  async serialised({ input, lookupIndex }, projection, _schema, out) {
-    const index = await lookupIndex();
+  async serialised({ env, input, version }, projection, _schema, out) {
+    const index = await env.lookupIndexes.at(version.seq);
     out.text('{"items":[');
     input.numbers.forEach((number, i) => {
       if (i > 0) out.text(",");

@@ -16,7 +16,7 @@ import { z } from "zod";
 import { ImsiLookup, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
 import { findNumber, lookupImsi, lookupNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
 export const LookupQuery = z
   .object({
@@ -26,7 +26,7 @@ export const LookupQuery = z
   })
   .refine((q) => (q.number === undefined) !== (q.imsi === undefined), { message: "give exactly one of number and imsi", path: ["number"] });
 
-export const lookupRoute = defineRoute({
+export const lookupRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/lookup",
   summary: "Look up a phone number or an IMSI",
@@ -35,14 +35,14 @@ export const lookupRoute = defineRoute({
   access: "public",
   input: { query: LookupQuery },
   output: { full: z.union([NumberLookup, ImsiLookup]), public: z.union([PublicNumberLookup, PublicImsiLookup]) },
-  async handle({ input, lookupIndex }) {
-    const index = await lookupIndex();
+  async handle({ env, input, version }) {
+    const index = await env.lookupIndexes.at(version.seq);
     return input.imsi !== undefined ? lookupImsi(index, input.imsi) : lookupNumber(index, input.number!, input.country);
   },
   // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts);
   // an IMSI's answer the generic way.
-  async serialised({ input, lookupIndex }, projection, schema, out) {
-    const index = await lookupIndex();
+  async serialised({ env, input, version }, projection, schema, out) {
+    const index = await env.lookupIndexes.at(version.seq);
     if (input.imsi !== undefined) out.text(JSON.stringify(schema.parse(lookupImsi(index, input.imsi))));
     else index.answers.write(findNumber(index, input.number!, input.country), projection, out);
   },

@@ -16,7 +16,7 @@ import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import { olderRelease } from "../import/importers/data-versions.ts";
 import { findVersion } from "../model/versions.ts";
 import { attributionOf } from "../exports/snapshot.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
 /** One checksum over a source's files (path and sha256 of each, in path order), for the small answer. */
 function summarised(source: SourceDescriptor): SourceDescriptor {
@@ -30,7 +30,7 @@ function freshnessOf(sources: SourceDescriptor[]) {
   return { carrier_data_version: carrier, validity_data_version: validity, carrier_data_older_than_validity: olderRelease(carrier, validity) };
 }
 
-export const metaRoute = defineRoute({
+export const metaRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/meta",
   summary: "Current dataset version, counts, sources and licences",
@@ -42,8 +42,8 @@ export const metaRoute = defineRoute({
     }),
   },
   output: { full: DataMeta, public: DataMeta },
-  async handle({ deps, version, input }) {
-    const v = (await findVersion(deps.db, version.meta.dataset_version))!;
+  async handle({ env, version, input }) {
+    const v = (await findVersion(env.db, version.meta.dataset_version))!;
     return {
       dataset_version: v.version,
       previous_version: v.previousVersion,

@@ -8,9 +8,9 @@ import { Network, PublicNetwork } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
 import { getNetwork } from "../model/queries.ts";
 import { NetworkIdParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const networkGetRoute = defineRoute({
+export const networkGetRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/networks/:id",
   summary: "One network",
@@ -18,8 +18,8 @@ export const networkGetRoute = defineRoute({
   access: "public",
   input: { params: z.object({ id: NetworkIdParam }) },
   output: { full: Network, public: PublicNetwork },
-  async handle({ deps, version, input }) {
-    const network = await getNetwork(deps.db, version.seq, input.id);
+  async handle({ env, version, input }) {
+    const network = await getNetwork(env.db, version.seq, input.id);
     if (!network) throw new AppError("NOT_FOUND", `No network ${input.id}`);
     return network;
   },

@@ -7,9 +7,9 @@ import { z } from "zod";
 import { Network, PublicNetwork, pageOf } from "../../contract/catalog.ts";
 import { listNetworks } from "../model/queries.ts";
 import { CountryParam, Digits, ListQuery, OperatorIdParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const networksListRoute = defineRoute({
+export const networksListRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/networks",
   summary: "List networks (PLMNs)",
@@ -25,8 +25,8 @@ export const networksListRoute = defineRoute({
     }),
   },
   output: { full: pageOf(Network), public: pageOf(PublicNetwork) },
-  async handle({ deps, input, pageAt }) {
+  async handle({ env, input, pageAt }) {
     const { seq, after } = await pageAt(input.cursor);
-    return listNetworks(deps.db, seq, input, after, input.limit);
+    return listNetworks(env.db, seq, input, after, input.limit);
   },
 });

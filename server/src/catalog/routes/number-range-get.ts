@@ -7,9 +7,9 @@ import { z } from "zod";
 import { NumberRange } from "../../contract/catalog.ts";
 import { AppError } from "../../errors.ts";
 import { getNumberRange } from "../model/queries.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const numberRangeGetRoute = defineRoute({
+export const numberRangeGetRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/number-ranges/:id",
   summary: "One number range",
@@ -17,8 +17,8 @@ export const numberRangeGetRoute = defineRoute({
   access: "credentials",
   input: { params: z.object({ id: z.string().regex(/^e(164|212)-[0-9-]{1,60}$/, "must be a range id such as e164-86139") }) },
   output: { full: NumberRange },
-  async handle({ deps, version, input }) {
-    const range = await getNumberRange(deps.db, version.seq, input.id);
+  async handle({ env, version, input }) {
+    const range = await getNumberRange(env.db, version.seq, input.id);
     if (!range) throw new AppError("NOT_FOUND", `No number range ${input.id}`);
     return range;
   },

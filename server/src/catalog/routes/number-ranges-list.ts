@@ -9,9 +9,9 @@
 import { NumberKind, NumberPlan, NumberRange, pageOf } from "../../contract/catalog.ts";
 import { listNumberRanges } from "../model/queries.ts";
 import { CountryParam, Digits, ListQuery, OperatorIdParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const numberRangesListRoute = defineRoute({
+export const numberRangesListRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/number-ranges",
   summary: "List number ranges",
@@ -27,8 +27,8 @@ export const numberRangesListRoute = defineRoute({
     }),
   },
   output: { full: pageOf(NumberRange) },
-  async handle({ deps, input, pageAt }) {
+  async handle({ env, input, pageAt }) {
     const { seq, after } = await pageAt(input.cursor);
-    return listNumberRanges(deps.db, seq, input, after, input.limit);
+    return listNumberRanges(env.db, seq, input, after, input.limit);
   },
 });

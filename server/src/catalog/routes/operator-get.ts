@@ -13,9 +13,9 @@ import { OperatorDetail, PublicOperatorDetail } from "../../contract/catalog.ts"
 import { AppError } from "../../errors.ts";
 import { operatorDetail } from "../model/queries.ts";
 import { OperatorIdParam } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const operatorGetRoute = defineRoute({
+export const operatorGetRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/operators/:id",
   summary: "One operator with networks, capabilities and range counts",
@@ -23,8 +23,8 @@ export const operatorGetRoute = defineRoute({
   access: "public",
   input: { params: z.object({ id: OperatorIdParam }) },
   output: { full: OperatorDetail, public: PublicOperatorDetail },
-  async handle({ deps, version, input }) {
-    const operator = await operatorDetail(deps.db, version.seq, input.id);
+  async handle({ env, version, input }) {
+    const operator = await operatorDetail(env.db, version.seq, input.id);
     if (!operator) throw new AppError("NOT_FOUND", `No operator ${input.id}`);
     return operator;
   },

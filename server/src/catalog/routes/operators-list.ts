@@ -11,9 +11,9 @@ import { z } from "zod";
 import { Operator, PublicOperator, pageOf } from "../../contract/catalog.ts";
 import { listOperators } from "../model/queries.ts";
 import { CountryParam, ListQuery } from "./params.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const operatorsListRoute = defineRoute({
+export const operatorsListRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/operators",
   summary: "List operators",
@@ -22,8 +22,8 @@ export const operatorsListRoute = defineRoute({
   access: "public",
   input: { query: ListQuery.extend({ country: CountryParam.optional(), q: z.string().trim().min(2).max(100).optional() }) },
   output: { full: pageOf(Operator), public: pageOf(PublicOperator) },
-  async handle({ deps, input, pageAt }) {
+  async handle({ env, input, pageAt }) {
     const { seq, after } = await pageAt(input.cursor);
-    return listOperators(deps.db, seq, { country: input.country, q: input.q }, after, input.limit);
+    return listOperators(env.db, seq, { country: input.country, q: input.q }, after, input.limit);
   },
 });

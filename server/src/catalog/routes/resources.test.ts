@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, signIn, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { importDataset } from "../import/import.ts";
 import { demoDataset } from "../import/importers/demo.ts";
-import { recordingMetering, type RecordingMetering } from "../../../testing/metering.ts";
+import { recordingMetering, switchableMetering, type RecordingMetering, type SwitchableMetering } from "../../../testing/metering.ts";
 
 let server: TestServer;
+let switchable: SwitchableMetering;
 let key: { "x-api-key": string };
 let session: { cookie: string };
 let revokedKey: string;
 let signedOut: string;
 beforeAll(async () => {
-  server = await startTestServer({ dataset: "demo" });
+  server = await startTestServer({ dataset: "demo", metering: (real) => (switchable = switchableMetering(real)) });
   const alice = await signIn(server);
   session = alice.headers;
   key = (await createApiKey(server, alice)).headers;
@@ -215,14 +216,12 @@ describe("paging", () => {
 
 describe("metering (the routes' side: what they report)", () => {
   let metering: RecordingMetering;
-  let real: TestServer["deps"]["metering"];
   beforeAll(() => {
-    real = server.deps.metering;
     metering = recordingMetering();
-    server.deps.metering = metering;
+    switchable.use(metering);
   });
   afterAll(() => {
-    server.deps.metering = real;
+    switchable.use(null);
   });
 
   it("admits and settles every data request under the route's name; failures settle with their status", async () => {

@@ -10,12 +10,12 @@
  * 200 application/json     304     401 UNAUTHORIZED
  */
 import { AppError } from "../../errors.ts";
-import { jsonSnapshot, streamOf } from "../exports/snapshot.ts";
+import { jsonSnapshot } from "../exports/snapshot.ts";
 import { findVersion } from "../model/versions.ts";
-import { etagOf, fileResponse, notModified, notModifiedResponse } from "./files.ts";
-import { defineRoute } from "../../data-api/route.ts";
+import { etagOf, fileAnswer } from "../../data-api/files.ts";
+import { defineCatalogRoute } from "./define.ts";
 
-export const snapshotRoute = defineRoute({
+export const snapshotRoute = defineCatalogRoute({
   method: "GET",
   path: "/v1/snapshot",
   summary: "Full snapshot of the current dataset version",
@@ -26,15 +26,18 @@ export const snapshotRoute = defineRoute({
       example: { dataset_version: "2026-09-08.1", countries: [], operators: [], networks: [], number_ranges: [], capabilities: [] },
     },
   },
-  async handle({ event, deps, version }) {
+  async handle({ env, version }) {
     const etag = etagOf(version.meta.dataset_version);
-    if (notModified(event, etag)) return notModifiedResponse(event, etag);
-    const stored = await findVersion(deps.db, version.meta.dataset_version);
-    if (!stored) throw new AppError("NO_DATASET");
-    return fileResponse(event, streamOf(jsonSnapshot(deps.db, stored)), {
-      contentType: "application/json; charset=utf-8",
-      filename: `ir21-snapshot-${stored.version}.json`,
+    // The version's record is read only when the client does not have the file (not for a 304).
+    return fileAnswer({
       etag,
+      contentType: "application/json; charset=utf-8",
+      filename: `ir21-snapshot-${version.meta.dataset_version}.json`,
+      async chunks() {
+        const stored = await findVersion(env.db, version.meta.dataset_version);
+        if (!stored) throw new AppError("NO_DATASET");
+        return jsonSnapshot(env.db, stored);
+      },
     });
   },
 });

@@ -1,17 +1,17 @@
 import { sessionProcedure } from "../../trpc/procedures.ts";
-import { webhookEnv } from "../env.ts";
-import { ZSendTestEventRequest, ZSendTestEventResponse } from "./send-test-event.types.ts";
+import type { WebhookEnv } from "../env.ts";
+import { SendTestEventRequest, SendTestEventResponse } from "../../contract/webhooks.ts";
 import { queueTestEvent } from "../subscriptions/subscriptions.ts";
 
 /**
  * POST /console/webhooks/:id/test: queue an event with test: true; no body gives the subscription's
  * first type with a summary, `{event_type}` a realistic sample of that type.
  */
-export const sendTestEventProcedure = sessionProcedure
-  .input(ZSendTestEventRequest)
-  .output(ZSendTestEventResponse)
-  .mutation(async ({ ctx, input }) => {
-    const meta = await ctx.deps.datasetMeta.current();
-    const { deliveryId } = await queueTestEvent(webhookEnv(ctx.deps), ctx.access.userId, input.id, { version: meta.dataset_version }, input.event_type);
-    return { delivery_id: deliveryId, queued: true as const };
-  });
+export const sendTestEventProcedure = (env: WebhookEnv) =>
+  sessionProcedure
+    .input(SendTestEventRequest)
+    .output(SendTestEventResponse)
+    .mutation(async ({ ctx, input }) => {
+      const { deliveryId } = await queueTestEvent(env, ctx.access.userId, input.id, { version: await env.catalogVersion() }, input.event_type);
+      return { delivery_id: deliveryId, queued: true as const };
+    });

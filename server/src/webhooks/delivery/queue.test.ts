@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openDatabase } from "../../db/db.ts";
 import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { testTarget } from "../../../testing/databases.ts";
-import { webhookEnv, type WebhookEnv } from "../env.ts";
+import { type WebhookEnv } from "../env.ts";
 import { cancelClaimed, claimDue, claimDueReporting, completeAttempt, DELIVERY_RETENTION_MS, heartbeat, purgeFinishedDeliveries, releaseExpiredLeases } from "./queue.ts";
 import { queueTestEvent, createSubscription } from "../subscriptions/subscriptions.ts";
 import { ir21Headers } from "../../../testing/webhooks.ts";
@@ -16,7 +16,7 @@ const userId = "usr_queue0000000000000000";
 
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
-  env = webhookEnv(server.deps);
+  env = server.deps.webhooks;
   await ensureAccount(server, userId);
   await ensureAccount(server, "usr_fairness000000000000");
 });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openDatabase, type Db } from "../../db/db.ts";
 import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { startTestReceiver, type TestReceiver } from "../../../testing/webhook-receiver.ts";
-import { webhookEnv, type WebhookEnv } from "../env.ts";
+import { type WebhookEnv } from "../env.ts";
 import { createSubscription, queueTestEvent } from "../subscriptions/subscriptions.ts";
 import { ir21Headers } from "../../../testing/webhooks.ts";
 import { claimDue, claimDueReporting, recordAndClaim, recordOutcomes, type AttemptRecord, type Recording } from "./queue.ts";
@@ -17,7 +17,7 @@ const userId = "usr_recorder00000000000000";
 
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
-  env = webhookEnv(server.deps);
+  env = server.deps.webhooks;
   await ensureAccount(server, userId);
 });
 afterAll(() => server.close());

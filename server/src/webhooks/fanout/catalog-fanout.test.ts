@@ -5,7 +5,6 @@ import { demoDataset } from "../../catalog/import/importers/demo.ts";
 import { EventPayload } from "../../contract/events.ts";
 import { signIn, startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "../../../testing/index.ts";
 import { catalogChangeFeed } from "../../catalog/changes/feed.ts";
-import { webhookEnv } from "../env.ts";
 import { fanOutAll } from "./fanout.ts";
 import { ir21Headers, signatureMatches } from "../../../testing/webhooks.ts";
 import { DeliveryWorker } from "../delivery/worker.ts";
@@ -23,7 +22,7 @@ afterAll(async () => {
 
 describe("catalogue import -> fan-out -> signed delivery", () => {
   it("delivers every change of an import to the matching subscriptions, with the change log's payload and id", async () => {
-    const env = webhookEnv(server.deps);
+    const env = server.deps.webhooks;
     // Production runs fan-out every few seconds, so the initial import is behind the cursor before anyone subscribes.
     await fanOutAll(env, catalogChangeFeed);
     const user = await signIn(server);

@@ -3,7 +3,7 @@ import type { EventPayload, EventType } from "../../contract/events.ts";
 import type { Db } from "../../db/db.ts";
 import { newId } from "../../ids.ts";
 import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
-import { webhookEnv, type WebhookEnv } from "../env.ts";
+import { type WebhookEnv } from "../env.ts";
 import { fanOutAll, fanOutOnce, type ChangeFeed } from "./fanout.ts";
 import { createSubscription, updateSubscription } from "../subscriptions/subscriptions.ts";
 
@@ -38,7 +38,7 @@ function memoryFeed(name: string) {
 
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
-  env = webhookEnv(server.deps);
+  env = server.deps.webhooks;
   await ensureAccount(server, user);
   await ensureAccount(server, other);
 });

@@ -11,7 +11,7 @@ import { pageOfDeliveries, type DeliveryListInput } from "../delivery-log/paging
 import { sampleEvent, scopeOf } from "../delivery-log/sample-events.ts";
 import type { WebhookEnv } from "../env.ts";
 import type { WebhookListenDeliveryTable } from "../tables.ts";
-import { ownListenSession } from "./sessions.ts";
+import { ownListenSession } from "./ownership.ts";
 
 /**
  * Deliveries to listen sessions. A delivery is `pending` until its stream's holder sends it (`sent_at`

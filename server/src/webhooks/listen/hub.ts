@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { AppDeps } from "../../app/deps.ts";
 import { deliveryHeaders } from "../delivery/signing.ts";
-import { webhookEnv, type WebhookEnv } from "../env.ts";
+import type { WebhookEnv } from "../env.ts";
 import type { WebhookListenSessionTable } from "../tables.ts";
 import { failUnreported, failUnsent, markSent, unreportedCounts, unsentDeliveries } from "./deliveries.ts";
 import type { ListenEventStream } from "./event-stream.ts";
 import { endListenSession, renewLeases, toListenSession, type EndReason } from "./sessions.ts";
-import { listenSettings, type ListenSettings } from "./settings.ts";
+import type { ListenSettings } from "./settings.ts";
 
 /** The invalidation-bus topic that says "deliveries are waiting for listen session <id>". */
 export const LISTEN_TOPIC = "webhooks.listen";
@@ -31,20 +30,8 @@ interface Attached {
  * through the invalidation bus (this process at once, the others over Redis). Without Redis, other
  * processes on the same database find them at their next poll (about a second).
  */
-export async function announceListenDeliveries(deps: AppDeps, sessionIds: readonly string[]): Promise<void> {
-  for (const id of new Set(sessionIds)) await deps.invalidations.publish({ topic: LISTEN_TOPIC, id });
-}
-
-const hubs = new WeakMap<AppDeps, ListenHub>();
-
-/** The process's hub (one per server). */
-export function listenHub(deps: AppDeps): ListenHub {
-  let hub = hubs.get(deps);
-  if (!hub) {
-    hub = new ListenHub(deps);
-    hubs.set(deps, hub);
-  }
-  return hub;
+export async function announceListenDeliveries(env: Pick<WebhookEnv, "invalidations">, sessionIds: readonly string[]): Promise<void> {
+  for (const id of new Set(sessionIds)) await env.invalidations.publish({ topic: LISTEN_TOPIC, id });
 }
 
 /**
@@ -55,24 +42,26 @@ export function listenHub(deps: AppDeps): ListenHub {
  * deliveries unreported, or a stream the client is not reading, gets its further deliveries failed
  * instead of queued in memory. Every round also renews the held sessions' leases (at each ping), fails
  * deliveries whose report is overdue, and lets go of sessions that ended or moved to another stream.
- * The loop runs only while the process holds a stream.
+ * The loop runs only while the process holds a stream. One per process: the wiring makes it
+ * (app/deps.ts).
  */
 export class ListenHub {
   readonly holder = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   readonly settings: ListenSettings;
-  readonly #deps: AppDeps;
   readonly #env: WebhookEnv;
+  readonly #lifecycle: { readonly shuttingDown: boolean };
   readonly #attached = new Map<string, Attached>();
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<void> | null = null;
   #again = false;
   #lastPing = performance.now();
 
-  constructor(deps: AppDeps) {
-    this.#deps = deps;
-    this.#env = webhookEnv(deps);
-    this.settings = listenSettings(deps.config);
-    deps.invalidations.on((message) => {
+  /** `lifecycle` says when the server is shutting down: the hub then ends its streams (clients reconnect). */
+  constructor(env: WebhookEnv, settings: ListenSettings, lifecycle: { readonly shuttingDown: boolean }) {
+    this.#env = env;
+    this.#lifecycle = lifecycle;
+    this.settings = settings;
+    env.invalidations.on((message) => {
       if (message.topic === LISTEN_TOPIC && this.#attached.has(message.id)) this.wake();
     });
   }
@@ -147,7 +136,7 @@ export class ListenHub {
     }
     const { db, clock } = this.#env;
     const now = clock.now().getTime();
-    if (this.#deps.lifecycle.shuttingDown) {
+    if (this.#lifecycle.shuttingDown) {
       for (const attached of [...this.#attached.values()]) await this.#end(attached, "shutdown", "The server is shutting down; reconnect to resume this session");
       return;
     }

@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogChangeFeed, demoDataset, importDataset, signIn, startTestServer, createApiKey, type SignedIn, type TestServer } from "../../../testing/index.ts";
 import { signatureMatches } from "../../../testing/webhooks.ts";
 import { fanOutAllToListenSessions } from "./fanout.ts";
-import { listenHub } from "./hub.ts";
 import { sweepListenSessions } from "./sweep.ts";
-import { webhookEnv } from "../env.ts";
 
 /** A raw server-sent-events reader: what a forwarder sees on the wire, independent of the SDK. */
 interface StreamMessage {
@@ -94,7 +92,7 @@ const trigger = (who: { cookie: string }, type = "ir21.operator.updated") => cal
 async function endAll(who: { cookie: string }) {
   const { body } = await call(who, "GET", "/console/listen-sessions");
   for (const s of body.data.items) if (s.status === "open") await call(who, "DELETE", `/console/listen-sessions/${s.id}`);
-  await listenHub(server.deps).settle();
+  await server.deps.listenHub.settle();
 }
 
 describe("opening a stream", () => {
@@ -209,7 +207,7 @@ describe("deliveries", () => {
     const sent = await trigger(bob, "ir21.network.removed");
     expect(sent.body.data.deliveries).toHaveLength(1);
     expect((await bobs.next())!.data.delivery_id).toBe(sent.body.data.deliveries[0].delivery_id);
-    await listenHub(server.deps).settle();
+    await server.deps.listenHub.settle();
     await expect(alices.next(1_500)).rejects.toThrow("no stream message in time");
     alices.close();
     bobs.close();
@@ -220,7 +218,7 @@ describe("deliveries", () => {
     const stream = await openStream(server, alice);
     const ready = (await stream.next())!.data;
     for (let i = 0; i < 5; i++) expect((await trigger(alice)).status).toBe(200);
-    await listenHub(server.deps).settle();
+    await server.deps.listenHub.settle();
     const sent = [(await stream.next())!, (await stream.next())!];
     expect(sent.map((m) => m.event)).toEqual(["delivery", "delivery"]);
     const list = await call(alice, "GET", `/console/listen-sessions/${ready.session.id}/deliveries?limit=10`);
@@ -245,7 +243,7 @@ describe("deliveries", () => {
       sent.push((await trigger(alice)).body.data.deliveries[0].delivery_id);
       server.clock.advance(1_000);
     }
-    await listenHub(server.deps).settle();
+    await server.deps.listenHub.settle();
     const seen: string[] = [];
     const totals: number[] = [];
     let cursor: string | null = null;
@@ -279,8 +277,8 @@ describe("deliveries", () => {
     const delivery = (await stream.next())!.data;
     expect(JSON.parse(delivery.body).data).toMatchObject({ reason: "manual_reset", snapshot_url: "/v1/snapshot" });
     server.clock.advance(61_000);
-    listenHub(server.deps).wake();
-    await listenHub(server.deps).settle();
+    server.deps.listenHub.wake();
+    await server.deps.listenHub.settle();
     const detail = await call(alice, "GET", `/console/listen-sessions/${ready.session.id}/deliveries/${delivery.delivery_id}`);
     expect(detail.body.data.item).toMatchObject({ status: "failed", attempts: 1, last_error: "no_report: the forwarder did not report within 60 s" });
     expect(detail.body.data.attempts).toMatchObject([{ response_status: null, response: null, error: "no_report: the forwarder did not report within 60 s", duration_ms: 61_000 }]);
@@ -302,7 +300,7 @@ describe("sessions", () => {
     const second = await openStream(server, alice, `resume=${ready.session.id}`);
     const resumed = (await second.next())!.data;
     expect(resumed).toMatchObject({ resumed: true, secret: null, session: { id: ready.session.id, status: "open" } });
-    expect((await fanOutAllToListenSessions(webhookEnv(server.deps), catalogChangeFeed)).deliveries).toBe(0);
+    expect((await fanOutAllToListenSessions(server.deps.webhooks, catalogChangeFeed)).deliveries).toBe(0);
     await trigger(alice);
     const delivery = (await second.next())!.data;
     expect(signatureMatches(delivery.headers["X-IR21-Signature"], delivery.headers["X-IR21-Timestamp"], delivery.body, ready.secret)).toBe(true);
@@ -330,7 +328,7 @@ describe("sessions", () => {
     const listed = (await call(alice, "GET", "/console/listen-sessions")).body.data.items.find((s: any) => s.id === ready.session.id);
     expect(listed).toMatchObject({ status: "ended", end_reason: "lease_expired" });
     expect((await trigger(alice)).status).toBe(409);
-    const swept = await sweepListenSessions(webhookEnv(server.deps), listenHub(server.deps).settings);
+    const swept = await sweepListenSessions(server.deps.webhooks, server.deps.listenHub.settings);
     expect(swept.expired).toBe(1);
     stream.close();
   });
@@ -356,9 +354,9 @@ describe("catalogue changes", () => {
     const next = demoDataset();
     next.operators = next.operators.map((o) => (o.id === "gb.ee" ? { ...o, brand: "EE Limited" } : o.id === "cn.china-mobile" ? { ...o, brand: "CMCC" } : o));
     await importDataset(server.deps, next);
-    const fanned = await fanOutAllToListenSessions(webhookEnv(server.deps), catalogChangeFeed);
+    const fanned = await fanOutAllToListenSessions(server.deps.webhooks, catalogChangeFeed);
     expect(fanned.deliveries).toBe(1);
-    listenHub(server.deps).wake();
+    server.deps.listenHub.wake();
     const delivery = (await stream.next())!.data;
     const event = JSON.parse(delivery.body);
     expect(event).toMatchObject({ type: "ir21.operator.updated", country_iso2: "GB", operator_id: "gb.ee", test: false, data: { changed_fields: ["brand"], after: { brand: "EE Limited" } } });

@@ -13,48 +13,41 @@
  * forwarder reports each delivery's outcome with POST …/deliveries/:deliveryId/report. The session ends
  * when this response ends. Errors before the stream starts are the contract's JSON error bodies.
  *
- * A plain h3 route, not a REST binding: a procedure answers once, a stream goes on. Opening a session
- * is a write (it takes one of the account's slots), so the cross-site rule applies as to a POST.
+ * A plain route, not a REST binding: a procedure answers once, a stream goes on. The wiring mounts it
+ * (app/listen-stream.ts) after the checks every request of its kind gets there: an account session, the
+ * cross-site rule as for a POST (opening a session is a write: it takes one of the account's slots),
+ * not while shutting down. This file is what the stream itself does.
  */
-import { getQuery, type H3 } from "h3";
-import { requireConsoleSession } from "../../access/resolver.ts";
-import { crossSiteViolation } from "../../access/cross-site.ts";
-import type { AppDeps } from "../../app/deps.ts";
-import { AppError } from "../../errors.ts";
-import { requestIdOf } from "../../http/request-id.ts";
-import { createContext } from "../../trpc/context.ts";
-import { webhookEnv } from "../env.ts";
+import type { z } from "zod";
+import type { OpenListenStreamQuery } from "../../contract/listen.ts";
+import type { WebhookEnv } from "../env.ts";
 import { ListenEventStream } from "./event-stream.ts";
-import { listenHub } from "./hub.ts";
-import { ZOpenStreamQuery } from "./open-stream.types.ts";
+import type { ListenHub } from "./hub.ts";
 import { openListenSession, resumeListenSession } from "./sessions.ts";
 
 export const LISTEN_STREAM_PATH = "/console/listen-sessions/stream";
 
-export function mountListenStream(app: H3, deps: AppDeps): void {
-  app.get(LISTEN_STREAM_PATH, async (event) => {
-    const ctx = createContext(event, deps);
-    const access = await requireConsoleSession(deps.access, ctx);
-    const violation = crossSiteViolation({ ...ctx.request, method: "POST" }, deps.config.publicOrigins);
-    if (violation) throw new AppError("CROSS_SITE_REQUEST", `Cross-site request refused (${violation})`);
-    if (deps.lifecycle.shuttingDown) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down; connect again");
-    const parsed = ZOpenStreamQuery.safeParse(getQuery(event));
-    if (!parsed.success) {
-      throw new AppError("INVALID_REQUEST", parsed.error.issues.map((issue) => `${issue.path.join(".") || "query"}: ${issue.message}`).join("; "));
-    }
-    const query = parsed.data;
-    const env = webhookEnv(deps);
-    const hub = listenHub(deps);
-    const opened = query.resume
-      ? await resumeListenSession(env, hub.settings, { userId: access.userId, id: query.resume, holder: hub.holder })
-      : await openListenSession(env, hub.settings, {
-          userId: access.userId,
-          filters: { events: query.events, countries: query.countries, operators: query.operators },
-          forwardTo: query.forward_to ?? null,
-          holder: hub.holder,
-        });
-    const stream = new ListenEventStream({ "x-request-id": requestIdOf(event) });
-    hub.attach(opened.row, opened.secret, stream, { secret: query.resume ? null : opened.secret, resumed: Boolean(query.resume) });
-    return stream.response;
-  });
+/**
+ * Opens (or resumes) the account's listen session and answers with its event stream, held by this
+ * process's hub.
+ * @example
+ * return openListenStream(env, hub, { userId, query, requestId });
+ */
+export async function openListenStream(
+  env: WebhookEnv,
+  hub: ListenHub,
+  request: { userId: string; query: z.output<typeof OpenListenStreamQuery>; requestId: string },
+): Promise<Response> {
+  const { userId, query } = request;
+  const opened = query.resume
+    ? await resumeListenSession(env, hub.settings, { userId, id: query.resume, holder: hub.holder })
+    : await openListenSession(env, hub.settings, {
+        userId,
+        filters: { events: query.events, countries: query.countries, operators: query.operators },
+        forwardTo: query.forward_to ?? null,
+        holder: hub.holder,
+      });
+  const stream = new ListenEventStream({ "x-request-id": request.requestId });
+  hub.attach(opened.row, opened.secret, stream, { secret: query.resume ? null : opened.secret, resumed: Boolean(query.resume) });
+  return stream.response;
 }

@@ -1,4 +1,5 @@
 import { router } from "../../trpc/init.ts";
+import type { WebhookEnv } from "../env.ts";
 import { endSessionProcedure } from "./end-session.ts";
 import { getDeliveryProcedure } from "./get-delivery.ts";
 import { listDeliveriesProcedure } from "./list-deliveries.ts";
@@ -6,12 +7,13 @@ import { listSessionsProcedure } from "./list-sessions.ts";
 import { reportDeliveryProcedure } from "./report-delivery.ts";
 import { triggerEventProcedure } from "./trigger-event.ts";
 
-/** `webhooks.listen.*`: listen sessions (the stream itself is the h3 route in open-stream.ts). */
-export const listenRouter = router({
-  list: listSessionsProcedure,
-  end: endSessionProcedure,
-  trigger: triggerEventProcedure,
-  report: reportDeliveryProcedure,
-  listDeliveries: listDeliveriesProcedure,
-  getDelivery: getDeliveryProcedure,
-});
+/** `webhooks.listen.*`: listen sessions (the stream itself is a plain HTTP route, open-stream.ts). */
+export const listenRouter = (env: WebhookEnv) =>
+  router({
+    list: listSessionsProcedure(env),
+    end: endSessionProcedure(env),
+    trigger: triggerEventProcedure(env),
+    report: reportDeliveryProcedure(env),
+    listDeliveries: listDeliveriesProcedure(env),
+    getDelivery: getDeliveryProcedure(env),
+  });

@@ -10,6 +10,7 @@ import { generateSecret } from "../delivery/signing.ts";
 import type { WebhookEnv } from "../env.ts";
 import type { WebhookListenSessionTable } from "../tables.ts";
 import { failUnsent } from "./deliveries.ts";
+import { ownListenSession } from "./ownership.ts";
 import type { ListenSettings } from "./settings.ts";
 
 /**
@@ -44,12 +45,6 @@ export function toListenSession(row: WebhookListenSessionTable): ListenSession {
   };
 }
 
-/** The caller's session, or 404 whether it does not exist or belongs to another account. */
-export async function ownListenSession(db: Db, userId: string, id: string): Promise<WebhookListenSessionTable> {
-  const row = await db.selectFrom("webhook_listen_sessions").selectAll().where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();
-  if (!row) throw new AppError("NOT_FOUND", "No listen session with this id");
-  return row;
-}
 
 /**
  * Makes the write (which opens one session of the account) only if the account then has at most

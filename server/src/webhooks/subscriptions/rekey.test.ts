@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount, startTestServer, type TestServer } from "../../../testing/index.ts";
 import { startTestReceiver, type TestReceiver } from "../../../testing/webhook-receiver.ts";
 import { rekeyCommand } from "../../app/commands/webhooks.ts";
-import { webhookEnv } from "../env.ts";
 import { createSubscription, queueTestEvent, rotateSecret } from "./subscriptions.ts";
 import { ir21Headers, signatureMatches } from "../../../testing/webhooks.ts";
 import { DeliveryWorker } from "../delivery/worker.ts";
@@ -40,7 +39,7 @@ async function instance(env: Record<string, string>): Promise<TestServer> {
 
 /** Delivers one test event through `server`'s worker; true when the receiver saw a valid signature under `secret`. */
 async function deliversWith(server: TestServer, subscriptionId: string, secret: string, previous?: string): Promise<boolean> {
-  const env = webhookEnv(server.deps);
+  const env = server.deps.webhooks;
   const before = receiver.requests.length;
   await queueTestEvent(env, userId, subscriptionId, { version: "v1" });
   await new DeliveryWorker(env, { random: () => 0 }).drain();
@@ -53,7 +52,7 @@ async function deliversWith(server: TestServer, subscriptionId: string, secret: 
 
 describe("webhook secrets key", () => {
   it("moves from the SESSION_SECRET-derived key to WEBHOOK_SECRETS_KEY, then rotates that key, without a lost secret", async () => {
-    const legacyEnv = webhookEnv(legacy.deps);
+    const legacyEnv = legacy.deps.webhooks;
     const { item, secret: first } = await createSubscription(legacyEnv, userId, { url: `${receiver.url}/rekey`, events: ["ir21.catalog.updated"] });
     // A grace period, so the previous secret is re-sealed too.
     const { secret } = await rotateSecret(legacyEnv, userId, item.id, 3600);

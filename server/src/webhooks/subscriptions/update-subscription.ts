@@ -1,10 +1,11 @@
 import { sessionProcedure } from "../../trpc/procedures.ts";
-import { webhookEnv } from "../env.ts";
+import type { WebhookEnv } from "../env.ts";
 import { updateSubscription } from "./subscriptions.ts";
-import { ZUpdateSubscriptionRequest, ZUpdateSubscriptionResponse } from "./update-subscription.types.ts";
+import { UpdateSubscriptionRequest, UpdateSubscriptionResponse } from "../../contract/webhooks.ts";
 
 /** PATCH /console/webhooks/:id: change the URL or filters, or enable/disable (disabling cancels pending deliveries). */
-export const updateSubscriptionProcedure = sessionProcedure
-  .input(ZUpdateSubscriptionRequest)
-  .output(ZUpdateSubscriptionResponse)
-  .mutation(async ({ ctx, input: { id, ...patch } }) => ({ item: await updateSubscription(webhookEnv(ctx.deps), ctx.access.userId, id, patch) }));
+export const updateSubscriptionProcedure = (env: WebhookEnv) =>
+  sessionProcedure
+    .input(UpdateSubscriptionRequest)
+    .output(UpdateSubscriptionResponse)
+    .mutation(async ({ ctx, input: { id, ...patch } }) => ({ item: await updateSubscription(env, ctx.access.userId, id, patch) }));

@@ -7,7 +7,7 @@ import countriesLib from "i18n-iso-countries";
 import { getCountryCallingCode, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import type { SourceDescriptor } from "../../../contract/catalog.ts";
 import { ExampleFinder, kindOfType } from "../../model/number-kind.ts";
-import type { CapabilityRecord, CountryRecord, NetworkRecord, NumberRangeRecord, OperatorRecord } from "../../model/records.ts";
+import { INTERNATIONAL, type CapabilityRecord, type CountryRecord, type NetworkRecord, type NumberRangeRecord, type OperatorRecord } from "../../model/records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
 import { callingCodeOf, parsePrefixFile, type ResourceFiles } from "./libphonenumber-files.ts";
 import { compactKey, linkKey, normaliseName, slug } from "../../operators/names.ts";
@@ -33,7 +33,6 @@ import { unlistedReason } from "../../operators/listing.ts";
 const require = createRequire(import.meta.url);
 
 /** Non-geographic numbers (+800, +881, +882 …) and international/test MCCs (901, 001, 999). */
-export const INTERNATIONAL = "ZZ";
 
 export interface ReferenceReport {
   numberRanges: number;

@@ -1,4 +1,0 @@
-import { NoInput, RevokeOthersResponse } from "../contract/console.ts";
-
-export const ZRevokeOtherSessionsRequest = NoInput;
-export const ZRevokeOtherSessionsResponse = RevokeOthersResponse;

@@ -1,0 +1,118 @@
+import type { z } from "zod";
+import type { Access, AccessResolver } from "../access/access.ts";
+import type { Config } from "../config.ts";
+import type { DatasetMeta } from "../contract/envelope.ts";
+import type { CursorSeal } from "../cursors.ts";
+import { AppError } from "../errors.ts";
+import { fromIssues } from "../http/errors.ts";
+import type { Logger } from "../log.ts";
+import type { Metering } from "../metering/metering.ts";
+import { Utf8Builder } from "../utf8-builder.ts";
+import { endpointName, type DataRoute, type JsonOutput, type Projection } from "./route.ts";
+import type { DatasetVersions, PinnedVersion } from "./versions.ts";
+
+/**
+ * What the data API needs to answer a domain's routes, built once by the wiring (app/deps.ts): the
+ * domain's own dependencies for its handlers, the versions answers are pinned to, who is calling and
+ * what it costs, the page cursors' seal.
+ */
+export interface DataApi<E> {
+  env: E;
+  versions: DatasetVersions;
+  access: AccessResolver;
+  metering: Metering;
+  cursors: CursorSeal;
+  config: Pick<Config, "secureCookies" | "trustProxy">;
+  log: Logger;
+}
+
+/** h3's content type for a JSON answer (its jsonHeaders), so the serialised answers and the generic ones answer alike. */
+export const JSON_CONTENT_TYPE = "application/json;charset=UTF-8";
+
+/** Step 1's schema check: the parsed value, or a 400 naming what does not conform. */
+export function validate(schema: z.ZodType | undefined, value: unknown): unknown {
+  if (!schema) return {};
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { code, message } = fromIssues(parsed.error.issues as never);
+  throw new AppError(code, message);
+}
+
+/**
+ * Step 1 for a route without a body or path parameters, from its parsed query (h3's `getQuery`): the
+ * input, or the validation error to throw in step 3.
+ */
+export function queryInputOf(route: DataRoute, query: object): { input: unknown; invalid: unknown } {
+  try {
+    return { input: { ...(validate(route.input.query, query) as object) }, invalid: null };
+  } catch (error) {
+    return { input: undefined, invalid: error };
+  }
+}
+
+/** Quota units a request costs when it succeeds: the route's cost of a valid input, else 1. */
+export function costOf(route: DataRoute, input: unknown, invalid: unknown): number {
+  return invalid === null && route.cost ? route.cost(input) : 1;
+}
+
+/**
+ * Steps 4 and 3, in that order (who may ask comes before what was asked: an anonymous caller learns
+ * nothing about a credentials-only route's parameters).
+ */
+export function refuseCaller(route: DataRoute, access: Access, invalid: unknown): void {
+  if (route.access === "credentials" && access.kind === "anonymous") {
+    throw new AppError(
+      "UNAUTHORIZED",
+      `${endpointName(route)} needs an API key (X-API-Key header) or a signed-in session; anonymous callers get the public projection of meta, countries, operators, networks and lookup only`,
+    );
+  }
+  if (invalid !== null) throw invalid;
+}
+
+/** Step 5's pin: the current dataset version, 503 NO_DATASET before the first import. */
+export async function pinnedVersion(versions: DatasetVersions): Promise<PinnedVersion> {
+  const version = await versions.pinned();
+  if (version.seq === 0) throw new AppError("NO_DATASET");
+  return version;
+}
+
+/** Step 6's projection: public for anonymous callers of a route that has one, full otherwise. */
+export function projectionOf(output: JsonOutput, access: Access): Projection {
+  return access.kind === "anonymous" && output.public ? "public" : "full";
+}
+
+/**
+ * Steps 3-5 and 7 of a route that has `serialised`, for a caller metering admitted: the answer's
+ * bytes, the envelope around the `data` the route serialises. The h3 handler (mount.ts) and node's
+ * lane (lane.ts) both answer with it.
+ */
+export async function serialisedAnswer<E>(route: DataRoute<any, E>, api: Pick<DataApi<E>, "env" | "versions">, access: Access, input: unknown, invalid: unknown, requestId: string): Promise<Buffer<ArrayBuffer>> {
+  refuseCaller(route, access, invalid);
+  const version = await pinnedVersion(api.versions);
+  const output = route.output as JsonOutput;
+  const projection = projectionOf(output, access);
+  const schema = projection === "public" ? output.public! : output.full;
+  const context = { env: api.env, access, input, version };
+  return envelopeBytes((out) => route.serialised!(context, projection, schema, out), requestId, version.meta);
+}
+
+/** `{"a":1}` → `,"a":1}`, `{}` → `}`: a version's meta serialised once, to follow the request id. */
+const metaTails = new WeakMap<DatasetMeta, string>();
+function metaTailOf(meta: DatasetMeta): string {
+  let tail = metaTails.get(meta);
+  if (tail === undefined) {
+    const json = JSON.stringify(meta);
+    metaTails.set(meta, (tail = json === "{}" ? "}" : `,${json.slice(1)}`));
+  }
+  return tail;
+}
+
+/**
+ * The success envelope around the `data` a route serialises: what h3 would make of
+ * `{code: 0, data, meta: {request_id, ...meta}}`, the meta's own members serialised once per version.
+ */
+async function envelopeBytes(data: (out: Utf8Builder) => Promise<void>, requestId: string, meta: DatasetMeta): Promise<Buffer<ArrayBuffer>> {
+  const out = new Utf8Builder().text('{"code":0,"data":');
+  await data(out);
+  return out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`).toBuffer();
+}
