@@ -9,7 +9,7 @@ import { nanpaNpaReader } from "./nanpa-npa.ts";
 import { ofcomReader } from "./ofcom.ts";
 import type { RegisterReader } from "./reader.ts";
 import { rossvyazReader } from "./rossvyaz.ts";
-import { firstLine } from "./text.ts";
+import { headLines } from "./text.ts";
 import type { ReadOptions, RegisterFile, RegisterId, TextEncodingName } from "./types.ts";
 
 /**
@@ -44,14 +44,6 @@ export const ZIP_LIMITS = { members: 64, memberBytes: 256 * 1024 * 1024, totalBy
 
 const isZip = (bytes: Uint8Array) => bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05) && (bytes[3] === 0x04 || bytes[3] === 0x06);
 
-function headLines(bytes: Uint8Array, encoding: TextEncodingName): string[] {
-  // firstLine reads 64 KiB once; the head's other lines come from the same decoded text.
-  const text = new TextDecoder(encoding, { ignoreBOM: false }).decode(bytes.subarray(0, 65536));
-  const lines = text.split(/\r\n|\n|\r/, HEAD_LINES);
-  lines[0] = firstLine(bytes, encoding);
-  return lines;
-}
-
 /**
  * Which register a file is, from its header (and its name where registers share a header: Ofcom's
  * S3…S9 by `S7` in the name, ARCEP's companions by `MAJRIO` etc., else the first rows' content).
@@ -77,7 +69,7 @@ function recognise(bytes: Uint8Array, fileName: string | null): { id: RegisterId
   for (const reader of READERS) {
     for (const encoding of reader.headerEncodings) {
       let head = decoded.get(encoding);
-      if (!head) decoded.set(encoding, (head = headLines(bytes, encoding)));
+      if (!head) decoded.set(encoding, (head = headLines(bytes, encoding, HEAD_LINES)));
       const id = reader.recognise(head, fileName);
       if (id) return { id, reader };
     }

@@ -88,15 +88,13 @@ function firstBadUtf8Byte(bytes: Uint8Array): number {
 }
 
 /**
- * The first line of a file, decoded leniently in one encoding: enough to recognise a header. Reads
- * at most the first 64 KiB.
+ * The first lines of a file, decoded leniently in one encoding (a byte-order mark wins): enough to
+ * recognise a header and, where registers share one, the first rows. Reads at most 64 KiB.
  */
-export function firstLine(bytes: Uint8Array, encoding: TextEncodingName): string {
+export function headLines(bytes: Uint8Array, encoding: TextEncodingName, count: number): string[] {
   const mark = bom(bytes);
   const head = bytes.subarray(mark?.length ?? 0, Math.min(bytes.length, 65536));
-  const text = new TextDecoder(mark?.encoding ?? encoding, { ignoreBOM: true }).decode(head);
-  const end = text.search(/\r\n|\n|\r/);
-  return end < 0 ? text : text.slice(0, end);
+  return new TextDecoder(mark?.encoding ?? encoding, { ignoreBOM: true }).decode(head).split(/\r\n|\n|\r/, count);
 }
 
 /** One physical line of a delimited file. */
