@@ -74,8 +74,7 @@ export function decodeRegisterText(bytes: Uint8Array, own: TextEncodingName, fal
 
 /** The offset of the first byte that makes the input invalid UTF-8 (for the report). */
 function firstBadUtf8Byte(bytes: Uint8Array): number {
-  // Binary search on the longest valid prefix would mis-handle a sequence cut at the probe point;
-  // a linear scan of the sequence structure is exact and cheap next to decoding.
+  // Only called once decoding failed: a scan of the sequence structure, exact and cheap.
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
