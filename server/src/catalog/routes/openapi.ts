@@ -18,7 +18,7 @@ import { ERROR_CODES } from "../../contract/errors.ts";
 import { EVENT_TYPES, EventPayload } from "../../contract/events.ts";
 import { REST_BINDINGS, type RestBinding } from "../../http/rest-bindings.ts";
 import { appRouter } from "../../router.ts";
-import { HEADERS } from "../../webhooks/delivery/signing.ts";
+import { HEADERS, STANDARD_HEADERS } from "../../webhooks/delivery/signing.ts";
 import { LISTEN_STREAM_PATH } from "../../webhooks/listen/open-stream.ts";
 import { ZOpenStreamQuery } from "../../webhooks/listen/open-stream.types.ts";
 import { defineRoute, type DataRoute, type FileOutput, type JsonOutput } from "./route.ts";
@@ -146,7 +146,19 @@ const DELIVERY_HEADER_DOCS: Record<keyof typeof HEADERS, { description: string; 
   previousSignature: { description: "Same form, keyed by the previous secret; present only during a rotation grace period.", required: false, example: `v1=${"1".repeat(64)}` },
 };
 
-/** Top-level `webhooks`: one entry per event type, POSTed to the subscriber with the X-IR21-* headers. */
+/** The Standard Webhooks headers sent beside ours (docs/webhooks.md "Standard Webhooks"). */
+const STANDARD_HEADER_DOCS: Record<keyof typeof STANDARD_HEADERS, { description: string; required: boolean; example: string }> = {
+  id: { description: "Standard Webhooks: the event id, as X-IR21-Event-Id.", required: true, example: "evt_01jd0c5r4xk3q2m8v6t9b7n1pz" },
+  timestamp: { description: "Standard Webhooks: the same Unix seconds as X-IR21-Timestamp.", required: true, example: "1767225600" },
+  signature: {
+    description:
+      'Standard Webhooks: "v1," + base64 HMAC-SHA256 over id + "." + timestamp + "." + raw body, keyed by the UTF-8 bytes of the signing secret (a raw key); during a rotation grace period also the previous secret\'s, space-separated.',
+    required: true,
+    example: `v1,${"A".repeat(43)}=`,
+  },
+};
+
+/** Top-level `webhooks`: one entry per event type, POSTed to the subscriber with the X-IR21-* and webhook-* headers. */
 function webhookOperations(): Record<string, ZodOpenApiPathItemObject> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
@@ -157,10 +169,10 @@ function webhookOperations(): Record<string, ZodOpenApiPathItemObject> {
           tags: ["webhooks"],
           summary: `Event ${type}`,
           description: "Delivered to each matching subscription's URL (docs/webhooks.md). Answer 2xx within the timeout; anything else is retried with backoff.",
-          parameters: Object.entries(HEADERS).map(([key, name]) => {
-            const doc = DELIVERY_HEADER_DOCS[key as keyof typeof HEADERS];
-            return { name, in: "header" as const, required: doc.required, description: doc.description, schema: { type: "string" as const }, example: doc.example };
-          }),
+          parameters: [
+            ...Object.entries(HEADERS).map(([key, name]) => ({ name, doc: DELIVERY_HEADER_DOCS[key as keyof typeof HEADERS] })),
+            ...Object.entries(STANDARD_HEADERS).map(([key, name]) => ({ name, doc: STANDARD_HEADER_DOCS[key as keyof typeof STANDARD_HEADERS] })),
+          ].map(({ name, doc }) => ({ name, in: "header" as const, required: doc.required, description: doc.description, schema: { type: "string" as const }, example: doc.example })),
           requestBody: { required: true, content: { "application/json": { schema: EventPayload.extend({ type: z.literal(type) }) } } },
           // Outbound: the signature headers authenticate the sender, there is no inbound credential.
           security: [{}],
@@ -218,7 +230,7 @@ export function buildOpenApiDocument(routes: readonly DataRoute[], publicOrigin 
         { name: "auth", description: "Sign-in by SMS code" },
         { name: "console", description: "Account console (session required)" },
         { name: "contact", description: "Enterprise inquiries" },
-        { name: "webhooks", description: "Events POSTed to subscribers' URLs, signed with the X-IR21-* headers" },
+        { name: "webhooks", description: "Events POSTed to subscribers' URLs, signed with the X-IR21-* headers (and the Standard Webhooks webhook-* headers)" },
       ],
       paths: sortedPaths,
       webhooks: webhookOperations(),
