@@ -1,6 +1,7 @@
 /**
- * @ir21/sdk/webhooks: verify signed ir21 webhook deliveries. No runtime dependencies; Web Crypto only,
- * so it runs in Node 20+, Deno, Bun, Cloudflare Workers and browsers.
+ * @ir21/sdk/webhooks: verify signed ir21 webhook deliveries, by ir21's X-IR21-* headers or the Standard
+ * Webhooks headers each delivery also carries. No runtime dependencies; Web Crypto only, so it runs in
+ * Node 20+, Deno, Bun, Cloudflare Workers and browsers.
  */
 export {
   verifyWebhook,
