@@ -12,7 +12,7 @@ import type { EventType, ListenSession } from "./wire.ts";
  * listen` does.
  */
 
-/** One delivery on the stream: the raw body and the X-IR21-* headers to send with it, byte for byte. */
+/** One delivery on the stream: the raw body and the signature headers to send with it, byte for byte. */
 export interface ListenDelivery {
   delivery_id: string;
   session_id: string;
@@ -20,7 +20,7 @@ export interface ListenDelivery {
   event_type: EventType;
   /** 1 for the first attempt. */
   attempt: number;
-  /** X-IR21-Event-Id, X-IR21-Timestamp, X-IR21-Signature (signed with the session's secret). */
+  /** X-IR21-Event-Id, X-IR21-Timestamp, X-IR21-Signature and webhook-id, webhook-timestamp, webhook-signature (signed with the session's secret). */
   headers: Record<string, string>;
   /** The event body exactly as signed: forward it unchanged. */
   body: string;

@@ -1,8 +1,17 @@
 /**
- * @ir21/sdk/webhooks: verify signed ir21 webhook deliveries. No runtime dependencies; Web Crypto only,
- * so it runs in Node 20+, Deno, Bun, Cloudflare Workers and browsers.
+ * @ir21/sdk/webhooks: verify signed ir21 webhook deliveries, by ir21's X-IR21-* headers or the Standard
+ * Webhooks headers each delivery also carries. No runtime dependencies; Web Crypto only, so it runs in
+ * Node 20+, Deno, Bun, Cloudflare Workers and browsers.
  */
-export { verifyWebhook, WEBHOOK_HEADERS, DEFAULT_TOLERANCE_SECONDS, type VerifyWebhookInput, type WebhookHeaders } from "./webhooks/verify.ts";
+export {
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+  STANDARD_WEBHOOK_HEADERS,
+  DEFAULT_TOLERANCE_SECONDS,
+  type VerifyWebhookInput,
+  type WebhookHeaders,
+  type WebhookScheme,
+} from "./webhooks/verify.ts";
 export { WebhookVerificationError, isWebhookVerificationError, WEBHOOK_FAILURE_CODES, type WebhookFailureCode } from "./webhooks/errors.ts";
 export {
   verifyRequest,

@@ -12,6 +12,16 @@ export function signatureMatches(header: string | string[] | undefined, timestam
   return timingSafeEqual(mac.digest(), Buffer.from(header.slice(3), "hex"));
 }
 
+/**
+ * The Standard Webhooks check, also written from the docs alone: some `v1,` entry of the space-separated
+ * `header` is the base64 HMAC-SHA256 of `id.timestamp.body` under the secret's UTF-8 bytes.
+ */
+export function standardSignatureMatches(header: string | undefined, id: string | undefined, timestamp: string | undefined, body: string, secret: string): boolean {
+  if (header === undefined || id === undefined || timestamp === undefined || !/^\d+$/.test(timestamp)) return false;
+  const expected = Buffer.from(`v1,${createHmac("sha256", new TextEncoder().encode(secret)).update(new TextEncoder().encode(`${id}.${timestamp}.${body}`)).digest("base64")}`);
+  return header.split(" ").some((entry) => entry.length === expected.length && timingSafeEqual(Buffer.from(entry), expected));
+}
+
 export function ir21Headers(headers: IncomingHttpHeaders) {
   return {
     eventId: headers["x-ir21-event-id"] as string | undefined,

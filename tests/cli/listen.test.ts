@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { createServer, type Server, type Socket, connect } from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyWebhook } from "@ir21/sdk/webhooks";
 import { startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { CliSandbox } from "./harness.ts";
@@ -59,6 +60,18 @@ describe("ir21 listen and ir21 trigger", () => {
       .split(" ")
       .at(-1);
     expect(request.headers["x-ir21-signature"]).toBe(`v1=${hex}`);
+    // The Standard Webhooks headers are forwarded too: the specification's library verifies them with
+    // the printed secret as a raw key (its clock, Date.now(), set to the server's for the call).
+    expect(request.headers["webhook-id"]).toBe(event.id);
+    expect(request.headers["webhook-timestamp"]).toBe(request.headers["x-ir21-timestamp"]);
+    const clock = vi.spyOn(Date, "now").mockReturnValue(server.clock.now().getTime());
+    try {
+      const standard = new Webhook(secret, { format: "raw" });
+      expect(standard.verify(request.body, request.headers as Record<string, string>)).toEqual(event);
+      expect(() => standard.verify(`${request.body} `, request.headers as Record<string, string>)).toThrow("No matching signature found");
+    } finally {
+      clock.mockRestore();
+    }
     // The line: time, type, event id, the local status and duration.
     expect(line).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}(:\\d{2})?\\s+ir21\\.operator\\.updated\\s+${event.id}\\s+201\\s+\\d+ ms\\s+dlv_`));
     const deliveryId = /(dlv_[0-9a-z]+)/.exec(line)![1]!;

@@ -57,6 +57,25 @@ describe("ir21 verify", () => {
     expect(result.code).toBe(0);
   });
 
+  it("checks the Standard Webhooks headers when they are the ones saved, with the same secret", async () => {
+    const timestamp = now();
+    // v1,<base64> of id.timestamp.body, the current and the previous secret's, space-separated.
+    const standard = (secret: string, id = "evt_0123456789abcdef") => `v1,${createHmac("sha256", secret).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+    const headers = { "webhook-id": "evt_0123456789abcdef", "webhook-timestamp": timestamp, "webhook-signature": `${standard(SECRET)} ${standard(OLD_SECRET)}` };
+    for (const secret of [SECRET, OLD_SECRET]) {
+      const result = await cli.run(["--json", "verify", "--secret", secret, ...headerFlags(headers)], { input: body });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.json()).toEqual({ valid: true, event: JSON.parse(body) });
+    }
+    const tampered = await cli.run(["verify", "--secret", SECRET, ...headerFlags(headers)], { input: body.replace("中国移动", "中国联通") });
+    expect(tampered.code).toBe(2);
+    expect(tampered.stderr).toContain("SIGNATURE_MISMATCH");
+    const otherId = { ...headers, "webhook-id": "evt_other", "webhook-signature": standard(SECRET, "evt_other") };
+    const mismatch = await cli.run(["verify", "--secret", SECRET, ...headerFlags(otherId)], { input: body });
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toContain("EVENT_ID_MISMATCH");
+  });
+
   it("exit 2 with the failed check's code", async () => {
     const timestamp = now();
     const good = { "X-IR21-Event-Id": "evt_0123456789abcdef", "X-IR21-Timestamp": timestamp, "X-IR21-Signature": sign(SECRET, timestamp) };

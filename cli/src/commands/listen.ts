@@ -10,7 +10,7 @@ import packageJson from "../../package.json" with { type: "json" };
 /**
  * `ir21 listen` and `ir21 trigger`: webhooks developed locally (docs/webhooks.md "Listen sessions").
  * The CLI holds a listen session's stream, POSTs each delivery to a local URL exactly as ir21 would
- * (raw body, X-IR21-* headers), reports what the receiver answered, and reconnects to the same session
+ * (raw body, X-IR21-* and Standard Webhooks headers), reports what the receiver answered, and reconnects to the same session
  * (same secret) when the stream drops.
  */
 
@@ -47,7 +47,7 @@ interface Answer {
   error?: string;
 }
 
-/** POSTs one delivery to the local receiver: the body and X-IR21-* headers as received, nothing re-encoded. */
+/** POSTs one delivery to the local receiver: the body and the signature headers as received, nothing re-encoded. */
 async function forward(target: string, delivery: ListenDelivery): Promise<Answer> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -107,8 +107,9 @@ export function listenCommands(rt: Runtime): Record<"listen" | "trigger", Ir21Co
       details: [
         "Opens a listen session: the account's events reach this command as they would reach a subscription,",
         "signed with the session's own secret (printed once, on the ready line), and are POSTed to --forward-to",
-        "with the raw body and X-IR21-* headers unchanged, so your receiver's verification code runs as in",
-        "production. Each delivery prints one line: time, event type, event id, the local status and duration.",
+        "with the raw body and the X-IR21-* and Standard Webhooks (webhook-*) headers unchanged, so your",
+        "receiver's verification code runs as in production. Each delivery prints one line: time, event type,",
+        "event id, the local status and duration.",
         "What the receiver answered is also recorded (`ir21 deliveries show <dlv_…> --session <lsn_…>`).",
         "",
         "A dropped connection is resumed with backoff (same session, same secret); events in between are not",

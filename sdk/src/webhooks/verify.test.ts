@@ -17,6 +17,7 @@ const file = JSON.parse(readFileSync(fileURLToPath(new URL("../../../docs/webhoo
   tolerance_seconds: number;
   failure_codes: string[];
   vectors: Vector[];
+  standard_webhooks: { vectors: Vector[] };
 };
 
 const SECRET = "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
@@ -35,6 +36,14 @@ function signed(body: string | Uint8Array, options: { secret?: string; timestamp
   };
   if (options.previous) headers["x-ir21-signature-previous"] = mac(options.previous);
   return headers;
+}
+
+/** The Standard Webhooks headers of the same delivery (node:crypto): `v1,<base64>` of `id.timestamp.body`, space-separated. */
+function standardSigned(body: string, options: { secrets?: string[]; timestamp?: number; eventId?: string } = {}) {
+  const timestamp = options.timestamp ?? NOW;
+  const id = options.eventId ?? "evt_test";
+  const mac = (secret: string) => `v1,${createHmac("sha256", secret).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+  return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": (options.secrets ?? [SECRET]).map(mac).join(" ") };
 }
 
 async function outcome(input: VerifyWebhookInput): Promise<string> {
@@ -86,6 +95,90 @@ describe("verifyWebhook against docs/webhook-signature-vectors.json", () => {
     expect(await outcome({ rawBody: v.body, headers: v.headers, secrets: ["whsec_other"], now: at(v.now + 3600) })).toBe("TIMESTAMP_OUT_OF_TOLERANCE");
     // Tampered body that is no longer JSON: the signature fails before the body is parsed.
     expect(await outcome({ rawBody: "{not json", headers: v.headers, secrets: v.secrets, now: at(v.now) })).toBe("SIGNATURE_MISMATCH");
+  });
+});
+
+describe("verifyWebhook against the file's Standard Webhooks vectors", () => {
+  it("covers every failure code, and the rotation and key cases", () => {
+    const vectors = file.standard_webhooks.vectors;
+    expect([...new Set(vectors.map((v) => v.expected))].sort()).toEqual([...file.failure_codes, "valid"].sort());
+    const names = vectors.map((v) => v.name);
+    for (const required of ["valid", "valid_during_rotation_both_signatures", "previous_secret_only", "wrong_secret", "tampered_body", "key_is_not_the_decoded_secret"]) expect(names).toContain(required);
+    expect(new Set(names).size).toBe(names.length);
+    // Only the standard headers: these exercise the standard scheme, not ours.
+    for (const v of vectors) expect(Object.keys(v.headers).every((name) => name.startsWith("webhook-")), v.name).toBe(true);
+  });
+
+  it.each(file.standard_webhooks.vectors.map((v) => [v.name, v] as const))("%s (body as text)", async (_name, v) => {
+    expect(await outcome({ rawBody: v.body, headers: v.headers, secrets: v.secrets, now: at(v.now) })).toBe(v.expected);
+  });
+
+  it.each(file.standard_webhooks.vectors.map((v) => [v.name, v] as const))("%s (body as bytes, a Headers object, scheme: \"standard\")", async (_name, v) => {
+    const input = { rawBody: Buffer.from(v.body, "utf8"), headers: new Headers(v.headers), secrets: v.secrets, now: at(v.now) };
+    expect(await outcome({ ...input, scheme: "standard" })).toBe(v.expected);
+    // Forced to ours, the same delivery lacks our headers.
+    expect(await outcome({ ...input, scheme: "ir21" })).toBe("MISSING_HEADER");
+  });
+});
+
+describe("verifyWebhook: which scheme", () => {
+  const body = JSON.stringify({ id: "evt_test", type: "ir21.catalog.updated", data: { reason: "import" } });
+  const both = (overrides: Record<string, string> = {}): Record<string, string> => ({ ...signed(body), ...standardSigned(body), ...overrides });
+
+  it("auto checks ours when they are complete (every ir21 delivery has both), the standard ones otherwise", async () => {
+    expect(await outcome({ rawBody: body, headers: both(), secrets: SECRET, now: at(NOW) })).toBe("valid");
+    // Ours decide when present: a broken standard header does not matter to auto, and a broken one of ours is not rescued.
+    expect(await outcome({ rawBody: body, headers: both({ "webhook-signature": "nonsense" }), secrets: SECRET, now: at(NOW) })).toBe("valid");
+    expect(await outcome({ rawBody: body, headers: both({ "x-ir21-signature": "v1=zz" }), secrets: SECRET, now: at(NOW) })).toBe("MALFORMED_SIGNATURE");
+    // Ours incomplete (a relay kept only some headers): the complete standard set is checked.
+    const { "x-ir21-signature": _dropped, ...partial } = both();
+    expect(await outcome({ rawBody: body, headers: partial, secrets: SECRET, now: at(NOW) })).toBe("valid");
+    expect(await outcome({ rawBody: `${body} `, headers: partial, secrets: SECRET, now: at(NOW) })).toBe("SIGNATURE_MISMATCH");
+  });
+
+  it("scheme pins one: the other scheme's headers are ignored", async () => {
+    expect(await outcome({ rawBody: body, headers: both({ "x-ir21-signature": "v1=zz" }), secrets: SECRET, now: at(NOW), scheme: "standard" })).toBe("valid");
+    expect(await outcome({ rawBody: body, headers: both({ "webhook-signature": "nonsense" }), secrets: SECRET, now: at(NOW), scheme: "standard" })).toBe("MALFORMED_SIGNATURE");
+    expect(await outcome({ rawBody: body, headers: both({ "webhook-signature": "nonsense" }), secrets: SECRET, now: at(NOW), scheme: "ir21" })).toBe("valid");
+    const error = await verifyWebhook({ rawBody: body, headers: standardSigned(body), secrets: SECRET, now: at(NOW), scheme: "ir21" }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "MISSING_HEADER", message: "Missing headers: X-IR21-Event-Id, X-IR21-Timestamp, X-IR21-Signature" });
+    await expect(verifyWebhook({ rawBody: body, headers: both(), secrets: SECRET, now: at(NOW), scheme: "svix" as "standard" })).rejects.toThrow(TypeError);
+  });
+
+  it("standard: any listed secret against any v1 entry; other versions and empty entries are skipped", async () => {
+    const old = "whsec_old_secret_still_in_grace";
+    const rotated = standardSigned(body, { secrets: ["whsec_new_secret", old] });
+    expect(rotated["webhook-signature"].split(" ")).toHaveLength(2);
+    for (const secrets of [[old], ["whsec_new_secret"], ["whsec_unrelated", old]]) expect(await outcome({ rawBody: body, headers: rotated, secrets, now: at(NOW) })).toBe("valid");
+    expect(await outcome({ rawBody: body, headers: rotated, secrets: ["whsec_unrelated"], now: at(NOW) })).toBe("SIGNATURE_MISMATCH");
+    const spaced = { ...rotated, "webhook-signature": ` v1a,c2lnbmF0dXJl  ${rotated["webhook-signature"].replace(" ", "  ")} ` };
+    expect(await outcome({ rawBody: body, headers: spaced, secrets: [old], now: at(NOW) })).toBe("valid");
+    // The id is signed: another id in the header fails the signature, before the body is compared with it.
+    expect(await outcome({ rawBody: body, headers: { ...rotated, "webhook-id": "evt_other" }, secrets: [old], now: at(NOW) })).toBe("SIGNATURE_MISMATCH");
+  });
+
+  it("standard: only the canonical base64 matches, and every v1 entry must be 32 bytes of base64", async () => {
+    const headers = standardSigned(body);
+    const value = headers["webhook-signature"].slice(3);
+    // The 43rd character carries 2 unused bits: flipping them decodes to the same bytes, but is not what was sent.
+    const last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".indexOf(value[42]!);
+    const twin = `${value.slice(0, 42)}${"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[last ^ 1]}=`;
+    expect(Buffer.from(twin, "base64")).toEqual(Buffer.from(value, "base64"));
+    expect(await outcome({ rawBody: body, headers: { ...headers, "webhook-signature": `v1,${twin}` }, secrets: SECRET, now: at(NOW) })).toBe("SIGNATURE_MISMATCH");
+    for (const bad of [`v1,${value.slice(0, -1)}`, `v1,${value}=`, `v1,${value.replace(/=$/, "")}`, "v1,", "v1", `${headers["webhook-signature"]} garbage`, `v1=${"0".repeat(64)}`]) {
+      expect(await outcome({ rawBody: body, headers: { ...headers, "webhook-signature": bad }, secrets: SECRET, now: at(NOW) }), bad).toBe("MALFORMED_SIGNATURE");
+    }
+    const repeated = { ...headers, "webhook-signature": [headers["webhook-signature"], headers["webhook-signature"]] };
+    expect(await outcome({ rawBody: body, headers: repeated, secrets: SECRET, now: at(NOW) })).toBe("MALFORMED_SIGNATURE");
+  });
+
+  it("standard: the header names in messages are the standard ones", async () => {
+    const tooOld = await verifyWebhook({ rawBody: body, headers: standardSigned(body), secrets: SECRET, now: at(NOW + 301) }).catch((e: unknown) => e);
+    expect((tooOld as Error).message).toMatch(/^webhook-timestamp is 301 s in the past/);
+    const otherId = await verifyWebhook({ rawBody: body, headers: standardSigned(body, { eventId: "evt_other" }), secrets: SECRET, now: at(NOW) }).catch((e: unknown) => e);
+    expect(otherId).toMatchObject({ code: "EVENT_ID_MISMATCH", message: "webhook-id does not equal the body's id" });
+    const { "webhook-signature": _s, ...unsigned } = standardSigned(body);
+    expect(await verifyWebhook({ rawBody: body, headers: unsigned, secrets: SECRET }).catch((e: Error) => e.message)).toBe("Missing header: webhook-signature");
   });
 });
 
@@ -156,7 +249,7 @@ describe("verifyWebhook inputs", () => {
     expect(message).not.toContain(SECRET);
     expect(message).not.toContain(headers["x-ir21-signature"]!.slice(3));
     const missing = await verifyWebhook({ rawBody: body, headers: {}, secrets: SECRET }).catch((e: unknown) => e);
-    expect((missing as Error).message).toBe("Missing headers: X-IR21-Event-Id, X-IR21-Timestamp, X-IR21-Signature");
+    expect((missing as Error).message).toBe("Missing headers: X-IR21-Event-Id, X-IR21-Timestamp, X-IR21-Signature (or webhook-id, webhook-timestamp, webhook-signature)");
   });
 
   it("throws TypeError for programming mistakes rather than a verification failure", async () => {

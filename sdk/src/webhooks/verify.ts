@@ -9,12 +9,30 @@ export const WEBHOOK_HEADERS = {
   previousSignature: "X-IR21-Signature-Previous",
 } as const;
 
+/**
+ * The Standard Webhooks headers every delivery also carries (docs/webhooks.md "Standard Webhooks"):
+ * the event id, the same timestamp, and `v1,<base64>` signatures of `id.timestamp.body`, space-separated
+ * (two during a rotation's grace period), keyed by the same secret as X-IR21-Signature.
+ */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: "webhook-id",
+  timestamp: "webhook-timestamp",
+  signature: "webhook-signature",
+} as const;
+
+/** Which signature headers a delivery is checked by: ir21's own (`X-IR21-*`) or Standard Webhooks' (`webhook-*`). */
+export type WebhookScheme = "ir21" | "standard";
+
 /** The recommended window between the sender's timestamp and the receiver's clock, both ways. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Every signing secret starts so; the key is the whole string, prefix included. */
 const SECRET_PREFIX = "whsec_";
 const SIGNATURE_PATTERN = /^v1=[0-9a-f]{64}$/;
+/** A Standard Webhooks signature list entry: `<version>,<signature>`. */
+const STANDARD_ENTRY_PATTERN = /^([^,]+),(.+)$/;
+/** The base64 of an HMAC-SHA256 (32 bytes), padded as the specification's examples are. */
+const STANDARD_V1_PATTERN = /^[A-Za-z0-9+/]{43}=$/;
 // 15 digits keep every accepted value an exact JavaScript number.
 const TIMESTAMP_PATTERN = /^[0-9]{1,15}$/;
 
@@ -41,6 +59,13 @@ export interface VerifyWebhookInput {
   toleranceSeconds?: number;
   /** The receiver's clock; defaults to the current time. */
   now?: Date | (() => Date);
+  /**
+   * Which headers to check. `"auto"` (the default) checks the X-IR21-* headers when the three required
+   * ones are present (every ir21 delivery has them), otherwise the Standard Webhooks headers (`webhook-id`,
+   * `webhook-timestamp`, `webhook-signature`) when those are, e.g. behind a relay that forwards only
+   * them. `"ir21"` or `"standard"` checks that scheme only. The secrets are the same for both.
+   */
+  scheme?: "auto" | WebhookScheme;
 }
 
 /**
@@ -48,12 +73,16 @@ export interface VerifyWebhookInput {
  * naming the failed check otherwise. Runs on Web Crypto, so it works in Node 20+, Deno, Bun, Cloudflare
  * Workers and browsers.
  *
- * Checks, in order: the three required headers are present (`MISSING_HEADER`); every signature header
- * is `v1=` and 64 lower-case hex digits (`MALFORMED_SIGNATURE`); the timestamp is a digit string
- * (`INVALID_TIMESTAMP`) within `toleranceSeconds` of `now` (`TIMESTAMP_OUT_OF_TOLERANCE`); some
- * signature is the HMAC-SHA256 of `timestamp + "." + rawBody` under some secret, compared in constant
- * time (`SIGNATURE_MISMATCH`); the body is a JSON object with a string `id` (`MALFORMED_BODY`) equal to
- * X-IR21-Event-Id (`EVENT_ID_MISMATCH`).
+ * Either scheme a delivery carries is accepted (`scheme`): ir21's X-IR21-* headers, or the Standard
+ * Webhooks headers, keyed by the same secrets. Checks, in order: the scheme's three required headers
+ * are present (`MISSING_HEADER`); every signature is well formed (`MALFORMED_SIGNATURE`: `v1=` and 64
+ * lower-case hex digits; for Standard Webhooks, space-separated `version,signature` entries with at
+ * least one `v1,` and the base64 of 32 bytes, other versions being skipped); the timestamp is a digit
+ * string (`INVALID_TIMESTAMP`) within `toleranceSeconds` of `now` (`TIMESTAMP_OUT_OF_TOLERANCE`); some
+ * signature is the HMAC-SHA256 of `timestamp + "." + rawBody` (Standard Webhooks: `id + "." +
+ * timestamp + "." + rawBody`) keyed by the UTF-8 bytes of some secret, compared in constant time
+ * (`SIGNATURE_MISMATCH`); the body is a JSON object with a string `id` (`MALFORMED_BODY`) equal to the
+ * X-IR21-Event-Id or webhook-id header (`EVENT_ID_MISMATCH`).
  * @example
  * const event = await verifyWebhook({
  *   rawBody,                          // the exact bytes received
@@ -61,6 +90,9 @@ export interface VerifyWebhookInput {
  *   secrets: [process.env.IR21_WEBHOOK_SECRET!, process.env.IR21_WEBHOOK_PREVIOUS_SECRET].filter(Boolean),
  * });
  * console.log(event.id, event.type, event.dataset_version);
+ * @example
+ * // Only the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), same secret:
+ * const event = await verifyWebhook({ rawBody, headers: request.headers, secrets: process.env.IR21_WEBHOOK_SECRET!, scheme: "standard" });
  */
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<EventPayload> {
   const secrets = checkSecrets(input.secrets);
@@ -71,48 +103,33 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<EventPay
   const body = bodyBytes(input.rawBody);
 
   const read = headerReader(input.headers);
-  const eventId = read(WEBHOOK_HEADERS.eventId);
-  const timestamp = read(WEBHOOK_HEADERS.timestamp);
-  const signature = read(WEBHOOK_HEADERS.signature);
-  const previousSignature = read(WEBHOOK_HEADERS.previousSignature);
-  if (eventId === undefined || timestamp === undefined || signature === undefined) {
-    const missing: string[] = [];
-    if (eventId === undefined) missing.push(WEBHOOK_HEADERS.eventId);
-    if (timestamp === undefined) missing.push(WEBHOOK_HEADERS.timestamp);
-    if (signature === undefined) missing.push(WEBHOOK_HEADERS.signature);
-    throw new WebhookVerificationError("MISSING_HEADER", `Missing header${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`);
-  }
-
-  const signatures = previousSignature === undefined ? [signature] : [signature, previousSignature];
-  for (const [index, value] of signatures.entries()) {
-    if (!SIGNATURE_PATTERN.test(value)) {
-      const header = index === 0 ? WEBHOOK_HEADERS.signature : WEBHOOK_HEADERS.previousSignature;
-      throw new WebhookVerificationError("MALFORMED_SIGNATURE", `${header} must be "v1=" followed by 64 lower-case hexadecimal digits`);
-    }
-  }
+  const signed = signedHeaders(read, input.scheme ?? "auto");
+  const { eventId, timestamp } = signed;
 
   if (!TIMESTAMP_PATTERN.test(timestamp)) {
-    throw new WebhookVerificationError("INVALID_TIMESTAMP", `${WEBHOOK_HEADERS.timestamp} must be Unix seconds as a digit string`);
+    throw new WebhookVerificationError("INVALID_TIMESTAMP", `${signed.names.timestamp} must be Unix seconds as a digit string`);
   }
   const nowSeconds = Math.floor(currentTime(input.now).getTime() / 1000);
   const skew = nowSeconds - Number(timestamp);
   if (Math.abs(skew) > tolerance) {
     throw new WebhookVerificationError(
       "TIMESTAMP_OUT_OF_TOLERANCE",
-      `${WEBHOOK_HEADERS.timestamp} is ${Math.abs(skew)} s ${skew > 0 ? "in the past" : "in the future"}; at most ${tolerance} s is accepted (check the receiver's clock)`,
+      `${signed.names.timestamp} is ${Math.abs(skew)} s ${skew > 0 ? "in the past" : "in the future"}; at most ${tolerance} s is accepted (check the receiver's clock)`,
     );
   }
 
-  const message = concat(utf8.encode(`${timestamp}.`), body);
-  const expected = signatures.map((value) => hexToBytes(value.slice(3)));
+  const message = concat(utf8.encode(signed.scheme === "ir21" ? `${timestamp}.` : `${eventId}.${timestamp}.`), body);
   let matched = false;
   for (const secret of secrets) {
     const mac = await hmacSha256(secret, message);
+    // The form the header carries: raw bytes for ir21's hex, the base64 text for Standard Webhooks
+    // (compared as text, so only the canonical encoding matches).
+    const computed = signed.scheme === "ir21" ? mac : utf8.encode(base64(mac));
     // No early exit: the work done does not depend on which pair matched.
-    for (const candidate of expected) matched = constantTimeEqual(mac, candidate) || matched;
+    for (const candidate of signed.signatures) matched = constantTimeEqual(computed, candidate) || matched;
   }
   if (!matched) {
-    throw new WebhookVerificationError("SIGNATURE_MISMATCH", "No signature matches any of the given secrets (wrong secret, or the body or timestamp was altered)");
+    throw new WebhookVerificationError("SIGNATURE_MISMATCH", "No signature matches any of the given secrets (wrong secret, or the body, timestamp or id was altered)");
   }
 
   let parsed: unknown;
@@ -126,9 +143,90 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<EventPay
   }
   const event = parsed as EventPayload;
   if (event.id !== eventId) {
-    throw new WebhookVerificationError("EVENT_ID_MISMATCH", `${WEBHOOK_HEADERS.eventId} does not equal the body's id`);
+    throw new WebhookVerificationError("EVENT_ID_MISMATCH", `${signed.names.eventId} does not equal the body's id`);
   }
   return event;
+}
+
+/** The signed parts of a delivery as one scheme's headers give them, checked for form. */
+interface SignedHeaders {
+  scheme: WebhookScheme;
+  eventId: string;
+  timestamp: string;
+  /** Each signature as the bytes to compare with: the HMAC for ir21, the base64 text for Standard Webhooks. */
+  signatures: Uint8Array[];
+  /** Header names for messages. */
+  names: { eventId: string; timestamp: string };
+}
+
+const IR21_REQUIRED = [WEBHOOK_HEADERS.eventId, WEBHOOK_HEADERS.timestamp, WEBHOOK_HEADERS.signature] as const;
+const STANDARD_REQUIRED = [STANDARD_WEBHOOK_HEADERS.id, STANDARD_WEBHOOK_HEADERS.timestamp, STANDARD_WEBHOOK_HEADERS.signature] as const;
+
+/** Picks the scheme (MISSING_HEADER when none is complete) and checks its signatures' form (MALFORMED_SIGNATURE). */
+function signedHeaders(read: (name: string) => string | undefined, wanted: "auto" | WebhookScheme): SignedHeaders {
+  if (wanted !== "auto" && wanted !== "ir21" && wanted !== "standard") throw new TypeError('verifyWebhook: scheme must be "auto", "ir21" or "standard"');
+  const missing = (names: readonly string[]) => names.filter((name) => read(name) === undefined);
+  const ir21Missing = missing(IR21_REQUIRED);
+  const standardMissing = missing(STANDARD_REQUIRED);
+  let scheme: WebhookScheme;
+  if (wanted !== "auto") scheme = wanted;
+  // ir21's own headers win whenever they are complete: every ir21 delivery carries both schemes.
+  else if (ir21Missing.length === 0) scheme = "ir21";
+  else if (standardMissing.length === 0) scheme = "standard";
+  // Neither is complete: name what is missing of the scheme the delivery seems to use.
+  else scheme = standardMissing.length < ir21Missing.length ? "standard" : "ir21";
+  const absent = scheme === "ir21" ? ir21Missing : standardMissing;
+  if (absent.length > 0) {
+    const other = wanted === "auto" && ir21Missing.length === IR21_REQUIRED.length && standardMissing.length === STANDARD_REQUIRED.length ? ` (or ${STANDARD_REQUIRED.join(", ")})` : "";
+    throw new WebhookVerificationError("MISSING_HEADER", `Missing header${absent.length > 1 ? "s" : ""}: ${absent.join(", ")}${other}`);
+  }
+  return scheme === "ir21" ? ir21Signed(read) : standardSigned(read);
+}
+
+function ir21Signed(read: (name: string) => string | undefined): SignedHeaders {
+  const signature = read(WEBHOOK_HEADERS.signature)!;
+  const previousSignature = read(WEBHOOK_HEADERS.previousSignature);
+  const values = previousSignature === undefined ? [signature] : [signature, previousSignature];
+  for (const [index, value] of values.entries()) {
+    if (!SIGNATURE_PATTERN.test(value)) {
+      const header = index === 0 ? WEBHOOK_HEADERS.signature : WEBHOOK_HEADERS.previousSignature;
+      throw new WebhookVerificationError("MALFORMED_SIGNATURE", `${header} must be "v1=" followed by 64 lower-case hexadecimal digits`);
+    }
+  }
+  return {
+    scheme: "ir21",
+    eventId: read(WEBHOOK_HEADERS.eventId)!,
+    timestamp: read(WEBHOOK_HEADERS.timestamp)!,
+    signatures: values.map((value) => hexToBytes(value.slice(3))),
+    names: { eventId: WEBHOOK_HEADERS.eventId, timestamp: WEBHOOK_HEADERS.timestamp },
+  };
+}
+
+/**
+ * The specification's signature list: space-separated `version,signature` entries. Versions other than
+ * `v1` (e.g. `v1a`, asymmetric) are skipped as the specification says; ir21 signs with `v1` only.
+ */
+function standardSigned(read: (name: string) => string | undefined): SignedHeaders {
+  const header = STANDARD_WEBHOOK_HEADERS.signature;
+  const signatures: Uint8Array[] = [];
+  for (const entry of read(header)!.split(" ")) {
+    if (entry === "") continue;
+    const parts = STANDARD_ENTRY_PATTERN.exec(entry);
+    if (!parts) throw new WebhookVerificationError("MALFORMED_SIGNATURE", `${header} must be space-separated "version,signature" entries, e.g. "v1,<base64>"`);
+    if (parts[1] !== "v1") continue;
+    if (!STANDARD_V1_PATTERN.test(parts[2]!)) {
+      throw new WebhookVerificationError("MALFORMED_SIGNATURE", `A v1 signature in ${header} must be the base64 of 32 bytes (44 characters ending in "=")`);
+    }
+    signatures.push(utf8.encode(parts[2]!));
+  }
+  if (signatures.length === 0) throw new WebhookVerificationError("MALFORMED_SIGNATURE", `${header} carries no v1 signature`);
+  return {
+    scheme: "standard",
+    eventId: read(STANDARD_WEBHOOK_HEADERS.id)!,
+    timestamp: read(STANDARD_WEBHOOK_HEADERS.timestamp)!,
+    signatures,
+    names: { eventId: STANDARD_WEBHOOK_HEADERS.id, timestamp: STANDARD_WEBHOOK_HEADERS.timestamp },
+  };
 }
 
 const utf8 = new TextEncoder();
@@ -195,6 +293,13 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
   return difference === 0;
+}
+
+/** Standard base64, padded; `btoa` is in every runtime the SDK supports. */
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /** Only called on strings that passed SIGNATURE_PATTERN, so every pair is valid hex. */

@@ -11,7 +11,7 @@ import { requestIdOf } from "../http/request-id.ts";
 import { COMMIT, VERSION, VERSION_LABEL } from "../version.ts";
 import { mountWebConsole } from "../web/routes.ts";
 import { OpenListenStreamQuery } from "../contract/listen.ts";
-import { HEADERS } from "../webhooks/delivery/signing.ts";
+import { HEADERS, STANDARD_HEADERS } from "../webhooks/delivery/signing.ts";
 import { LISTEN_STREAM_PATH } from "../webhooks/listen/open-stream.ts";
 import { catalogApi, type AppDeps } from "./deps.ts";
 import { mountListenStream } from "./listen-stream.ts";
@@ -95,5 +95,6 @@ function apiSurface(appRouter: AppRouter) {
     bindings: REST_BINDINGS.map((binding) => ({ ...binding, def: procedures[binding.procedure]!._def })),
     listenStream: { path: LISTEN_STREAM_PATH, query: OpenListenStreamQuery },
     deliveryHeaders: HEADERS,
+    standardHeaders: STANDARD_HEADERS,
   };
 }

@@ -3,7 +3,7 @@ import { REST_BINDINGS } from "../app/rest-bindings.ts";
 import { startTestServer, type TestServer } from "../../testing/index.ts";
 import { DATA_ROUTES } from "../catalog/routes/index.ts";
 import { EVENT_TYPES } from "../contract/events.ts";
-import { HEADERS } from "../webhooks/delivery/signing.ts";
+import { HEADERS, STANDARD_HEADERS } from "../webhooks/delivery/signing.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -36,11 +36,11 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.paths["/contact"].post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/ContactInquiryInput");
   });
 
-  it("describes the webhook deliveries: one entry per event type, its payload and the X-IR21-* headers", async () => {
+  it("describes the webhook deliveries: one entry per event type, its payload, the X-IR21-* and the Standard Webhooks headers", async () => {
     const doc = (await server.json("/v1/openapi.json")).body as any;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     const post = doc.webhooks["ir21.operator.added"].post;
-    expect(post.parameters.map((p: { name: string }) => p.name).sort()).toEqual(Object.values(HEADERS).sort());
+    expect(post.parameters.map((p: { name: string }) => p.name).sort()).toEqual([...Object.values(HEADERS), ...Object.values(STANDARD_HEADERS)].sort());
     expect(post.parameters.find((p: { name: string }) => p.name === "X-IR21-Signature-Previous").required).toBe(false);
     expect(post.requestBody.content["application/json"].schema.properties.type.const).toBe("ir21.operator.added");
   });

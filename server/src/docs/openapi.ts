@@ -45,6 +45,8 @@ export interface ApiSurface {
   listenStream: { path: string; query: z.ZodType };
   /** The webhook delivery headers by role (webhooks/delivery/signing.ts HEADERS). */
   deliveryHeaders: Record<"eventId" | "timestamp" | "signature" | "previousSignature", string>;
+  /** The Standard Webhooks headers sent beside them (webhooks/delivery/signing.ts STANDARD_HEADERS). */
+  standardHeaders: Record<"id" | "timestamp" | "signature", string>;
 }
 
 /** The path this document is served at (docs/routes.ts). */
@@ -167,8 +169,20 @@ const DELIVERY_HEADER_DOCS: Record<keyof ApiSurface["deliveryHeaders"], { descri
   previousSignature: { description: "Same form, keyed by the previous secret; present only during a rotation grace period.", required: false, example: `v1=${"1".repeat(64)}` },
 };
 
-/** Top-level `webhooks`: one entry per event type, POSTed to the subscriber with the X-IR21-* headers. */
-function webhookOperations(headers: ApiSurface["deliveryHeaders"]): Record<string, ZodOpenApiPathItemObject> {
+/** The Standard Webhooks headers sent beside ours (docs/webhooks.md "Standard Webhooks"). */
+const STANDARD_HEADER_DOCS: Record<keyof ApiSurface["standardHeaders"], { description: string; required: boolean; example: string }> = {
+  id: { description: "Standard Webhooks: the event id, as X-IR21-Event-Id.", required: true, example: "evt_01jd0c5r4xk3q2m8v6t9b7n1pz" },
+  timestamp: { description: "Standard Webhooks: the same Unix seconds as X-IR21-Timestamp.", required: true, example: "1767225600" },
+  signature: {
+    description:
+      'Standard Webhooks: "v1," + base64 HMAC-SHA256 over id + "." + timestamp + "." + raw body, keyed by the UTF-8 bytes of the signing secret (a raw key); during a rotation grace period also the previous secret\'s, space-separated.',
+    required: true,
+    example: `v1,${"A".repeat(43)}=`,
+  },
+};
+
+/** Top-level `webhooks`: one entry per event type, POSTed to the subscriber with the X-IR21-* and webhook-* headers. */
+function webhookOperations(surface: Pick<ApiSurface, "deliveryHeaders" | "standardHeaders">): Record<string, ZodOpenApiPathItemObject> {
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,
@@ -178,10 +192,10 @@ function webhookOperations(headers: ApiSurface["deliveryHeaders"]): Record<strin
           tags: ["webhooks"],
           summary: `Event ${type}`,
           description: "Delivered to each matching subscription's URL (docs/webhooks.md). Answer 2xx within the timeout; anything else is retried with backoff.",
-          parameters: Object.entries(headers).map(([key, name]) => {
-            const doc = DELIVERY_HEADER_DOCS[key as keyof ApiSurface["deliveryHeaders"]];
-            return { name, in: "header" as const, required: doc.required, description: doc.description, schema: { type: "string" as const }, example: doc.example };
-          }),
+          parameters: [
+            ...Object.entries(surface.deliveryHeaders).map(([key, name]) => ({ name, doc: DELIVERY_HEADER_DOCS[key as keyof ApiSurface["deliveryHeaders"]] })),
+            ...Object.entries(surface.standardHeaders).map(([key, name]) => ({ name, doc: STANDARD_HEADER_DOCS[key as keyof ApiSurface["standardHeaders"]] })),
+          ].map(({ name, doc }) => ({ name, in: "header" as const, required: doc.required, description: doc.description, schema: { type: "string" as const }, example: doc.example })),
           requestBody: { required: true, content: { "application/json": { schema: EventPayload.extend({ type: z.literal(type) }) } } },
           // Outbound: the signature headers authenticate the sender, there is no inbound credential.
           security: [{}],
@@ -259,10 +273,10 @@ export function buildOpenApiDocument(surface: ApiSurface, publicOrigin = "http:/
         { name: "auth", description: "Sign-in by SMS code" },
         { name: "console", description: "Account console (session required)" },
         { name: "contact", description: "Enterprise inquiries" },
-        { name: "webhooks", description: "Events POSTed to subscribers' URLs, signed with the X-IR21-* headers" },
+        { name: "webhooks", description: "Events POSTed to subscribers' URLs, signed with the X-IR21-* headers (and the Standard Webhooks webhook-* headers)" },
       ],
       paths: sortedPaths,
-      webhooks: webhookOperations(surface.deliveryHeaders),
+      webhooks: webhookOperations(surface),
       components: {
         securitySchemes: {
           apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { REST_BINDINGS } from "../app/rest-bindings.ts";
 import { signIn, startTestServer, type TestServer } from "../../testing/index.ts";
 import { RETRY_DELAYS_MS } from "./delivery/schedule.ts";
-import { ir21Headers, signatureMatches } from "../../testing/webhooks.ts";
+import { ir21Headers, signatureMatches, standardSignatureMatches } from "../../testing/webhooks.ts";
 import { startTestReceiver, type TestReceiver } from "../../testing/webhook-receiver.ts";
 import type { HostResolver } from "./subscriptions/url-policy.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
@@ -187,6 +187,12 @@ describe("delivery", () => {
     expect(signatureMatches(h.signature, h.timestamp, req!.body, secret)).toBe(true);
     expect(signatureMatches(h.signature, h.timestamp, `${req!.body} `, secret)).toBe(false);
     expect(h.previous).toBeUndefined();
+    // The Standard Webhooks headers beside ours: the same id and timestamp, signed with the same secret.
+    const standard = { id: req!.headers["webhook-id"] as string, timestamp: req!.headers["webhook-timestamp"] as string, signature: req!.headers["webhook-signature"] as string };
+    expect(standard.id).toBe(h.eventId);
+    expect(standard.timestamp).toBe(h.timestamp);
+    expect(standardSignatureMatches(standard.signature, standard.id, standard.timestamp, req!.body, secret)).toBe(true);
+    expect(standardSignatureMatches(standard.signature, standard.id, standard.timestamp, `${req!.body} `, secret)).toBe(false);
     const event = JSON.parse(req!.body);
     expect(event).toMatchObject({ id: h.eventId, test: true, type: "ir21.operator.updated", country_iso2: "ES", data: { summary: expect.any(String) } });
     const detail = await delivery(item.id, deliveryId);

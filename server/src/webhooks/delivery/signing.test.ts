@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { deliveryHeaders, generateSecret, SECRET_PATTERN, sign } from "./signing.ts";
+import { deliveryHeaders, generateSecret, SECRET_PATTERN, sign, signStandard } from "./signing.ts";
 
 interface Vector {
   name: string;
@@ -16,6 +16,7 @@ const file = JSON.parse(readFileSync(fileURLToPath(new URL("../../../../docs/web
   tolerance_seconds: number;
   failure_codes: string[];
   vectors: Vector[];
+  standard_webhooks: { vectors: Vector[] };
 };
 
 /**
@@ -60,6 +61,8 @@ const opensslHmac = (secret: string, message: string) =>
     .toString()
     .trim()
     .split("= ")[1];
+/** The Standard Webhooks form of the same HMAC: `v1,` and its base64. */
+const opensslStandard = (secret: string, message: string) => `v1,${Buffer.from(opensslHmac(secret, message)!, "hex").toString("base64")}`;
 
 describe("docs/webhook-signature-vectors.json", () => {
   it("covers every failure code and the cases the SDK must handle", () => {
@@ -111,10 +114,38 @@ describe("sign", () => {
   it("deliveryHeaders adds the previous signature only when a previous secret is given", () => {
     const [current, previous] = [generateSecret(), generateSecret()];
     const base = { eventId: "evt_x", timestampSeconds: 1767225600, rawBody: "{}", secret: current };
-    expect(Object.keys(deliveryHeaders({ ...base, previousSecret: null }))).toEqual(["X-IR21-Event-Id", "X-IR21-Timestamp", "X-IR21-Signature"]);
+    const single = deliveryHeaders({ ...base, previousSecret: null });
+    expect(Object.keys(single)).toEqual(["X-IR21-Event-Id", "X-IR21-Timestamp", "X-IR21-Signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+    expect(single["X-IR21-Signature"]).toBe(`v1=${opensslHmac(current, "1767225600.{}")}`);
     const both = deliveryHeaders({ ...base, previousSecret: previous });
     expect(both["X-IR21-Signature-Previous"]).toBe(`v1=${opensslHmac(previous, "1767225600.{}")}`);
     expect(both["X-IR21-Signature"]).toBe(`v1=${opensslHmac(current, "1767225600.{}")}`);
+  });
+
+  it("deliveryHeaders also carries the Standard Webhooks headers: the same id and timestamp, one signature per valid secret, current first", () => {
+    const [current, previous] = [generateSecret(), generateSecret()];
+    const body = '{"id":"evt_x","name":"西班牙电信 📶"}';
+    const base = { eventId: "evt_x", timestampSeconds: 1767225600, rawBody: body, secret: current };
+    const single = deliveryHeaders({ ...base, previousSecret: null });
+    expect(single["webhook-id"]).toBe("evt_x");
+    expect(single["webhook-timestamp"]).toBe("1767225600");
+    expect(single["webhook-signature"]).toBe(opensslStandard(current, `evt_x.1767225600.${body}`));
+    const both = deliveryHeaders({ ...base, previousSecret: previous });
+    expect(both["webhook-signature"]).toBe(`${opensslStandard(current, `evt_x.1767225600.${body}`)} ${opensslStandard(previous, `evt_x.1767225600.${body}`)}`);
+    // Ours are untouched by the addition: the same values as without it.
+    for (const name of ["X-IR21-Event-Id", "X-IR21-Timestamp", "X-IR21-Signature"]) expect(both[name]).toBe(single[name]);
+  });
+
+  it("signStandard reproduces every valid Standard Webhooks vector in the file (made by another implementation)", () => {
+    const valid = file.standard_webhooks.vectors.filter((v) => v.expected === "valid");
+    expect(valid.length).toBeGreaterThanOrEqual(5);
+    for (const v of valid) {
+      const id = v.headers["webhook-id"]!;
+      const ts = Number(v.headers["webhook-timestamp"]);
+      const sent = v.headers["webhook-signature"]!.split(" ");
+      // Some secret the receiver holds signed one of the v1 entries, byte for byte.
+      expect(v.secrets.some((secret) => sent.includes(signStandard(secret, id, ts, v.body))), v.name).toBe(true);
+    }
   });
 });
 

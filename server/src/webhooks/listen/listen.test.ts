@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogChangeFeed, demoDataset, importDataset, signIn, startTestServer, createApiKey, type SignedIn, type TestServer } from "../../../testing/index.ts";
-import { signatureMatches } from "../../../testing/webhooks.ts";
+import { signatureMatches, standardSignatureMatches } from "../../../testing/webhooks.ts";
 import { fanOutAllToListenSessions } from "./fanout.ts";
 import { sweepListenSessions } from "./sweep.ts";
 
@@ -157,6 +157,11 @@ describe("deliveries", () => {
     expect(delivery.delivery_id).toBe(triggered.body.data.deliveries[0].delivery_id);
     expect(signatureMatches(delivery.headers["X-IR21-Signature"], delivery.headers["X-IR21-Timestamp"], delivery.body, ready.secret)).toBe(true);
     expect(delivery.headers["X-IR21-Event-Id"]).toBe(triggered.body.data.event_id);
+    // The Standard Webhooks headers travel in the same object, for the forwarder to send as they are.
+    expect(delivery.headers["webhook-id"]).toBe(triggered.body.data.event_id);
+    expect(delivery.headers["webhook-timestamp"]).toBe(delivery.headers["X-IR21-Timestamp"]);
+    expect(standardSignatureMatches(delivery.headers["webhook-signature"], delivery.headers["webhook-id"], delivery.headers["webhook-timestamp"], delivery.body, ready.secret)).toBe(true);
+    expect(standardSignatureMatches(delivery.headers["webhook-signature"], delivery.headers["webhook-id"], delivery.headers["webhook-timestamp"], `${delivery.body} `, ready.secret)).toBe(false);
     const event = JSON.parse(delivery.body);
     expect(event).toMatchObject({ id: triggered.body.data.event_id, type: "ir21.operator.updated", test: true, dataset_version: expect.stringMatching(/^\d{4}-/) });
     // The shape of a real operator.updated: full records before and after, and what changed.

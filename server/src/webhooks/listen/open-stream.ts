@@ -9,9 +9,9 @@
  *   event: end       {reason, message}                                            last, when the server ends it
  *   : ping                                                                        every ping interval
  *
- * `body` is the raw event body exactly as signed; `headers` the X-IR21-* headers of the attempt. The
- * forwarder reports each delivery's outcome with POST …/deliveries/:deliveryId/report. The session ends
- * when this response ends. Errors before the stream starts are the contract's JSON error bodies.
+ * `body` is the raw event body exactly as signed; `headers` the X-IR21-* and webhook-* (Standard
+ * Webhooks) headers of the attempt. The forwarder reports each delivery's outcome with POST
+ * …/deliveries/:deliveryId/report. The session ends when this response ends. Errors before the stream starts are the contract's JSON error bodies.
  *
  * A plain route, not a REST binding: a procedure answers once, a stream goes on. The wiring mounts it
  * (app/listen-stream.ts) after the checks every request of its kind gets there: an account session, the
