@@ -100,7 +100,15 @@ describe("usage errors exit 1 and name the problem", () => {
     [["keys", "lst"], /Unknown command "lst" for `ir21 keys`[\s\S]*ir21 keys list/],
     [["keys", "list", "--bogus"], /Unknown flag --bogus for `ir21 keys list`/],
     [["keys", "--bogus", "list"], /Unknown flag --bogus for `ir21 keys`/],
-    [["keys", "create"], /Missing argument <NAME>/],
+    [["keys", "create"], /Missing <name>: a name to recognise the key by[\s\S]*e\.g\. `ir21 keys create ci-deploy`/],
+    [["keys", "revoke"], /Missing <key-id>: the key's id \(key_…\)/],
+    [["lookup"], /Missing <number-or-imsi>: a phone number[\s\S]*e\.g\. `ir21 lookup \+8613912345678`/],
+    [["webhooks", "test"], /Missing <webhook-id>: the subscription's id \(whk_…\)/],
+    [["deliveries", "show"], /Missing <delivery-id>/],
+    [["deliveries", "list", "whk_a", "whk_b"], /Unexpected argument "whk_b"/],
+    [["webhooks", "create", "https://a.example", "--url", "https://b.example", "--events", "all"], /Unexpected argument "https:\/\/b\.example"/],
+    [["api"], /Missing <path>: the route, starting with \//],
+    [["api", "-X", "GET", "GET", "/v1/meta"], /--method was given more than once/],
     [["keys", "create", "a", "b"], /Unexpected argument "b"/],
     [["keys", "revoke", "key_x", "--yes=maybe"], /--yes takes no value/],
     [["login", "--phone"], /--phone needs a value/],
@@ -118,7 +126,9 @@ describe("usage errors exit 1 and name the problem", () => {
   it("under --json the error is a JSON object on stderr", async () => {
     const result = await run(["--json", "keys", "create"]);
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stderr)).toEqual({ error: { code: "USAGE", message: "Missing argument <NAME>", hint: "Run `ir21 keys create --help` for usage." } });
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { code: "USAGE", message: "Missing <name>: a name to recognise the key by (1-64 characters)", hint: "e.g. `ir21 keys create ci-deploy`. Run `ir21 keys create --help` for usage." },
+    });
   });
 
   it("a server that cannot be reached is exit 2 with NETWORK_ERROR", async () => {
