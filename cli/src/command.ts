@@ -20,7 +20,8 @@ export const OLD_SPELLINGS_REMOVED_IN = "0.3.0";
 /**
  * A 0.1 flag that still works, rewritten before parsing: renamed to another flag (`--event` →
  * `--events`), or its value made a positional argument (`--url U` → `<url>`), optionally mapped
- * (`export --format snapshot` → `snapshot`; null drops the flag: its meaning is implied).
+ * (`export --format snapshot` → `snapshot`; `--format csv` → `number-ranges`, but only when no
+ * `--resource` names another: a weak value; null drops the flag).
  */
 export type OldSpelling = {
   alias?: string;
@@ -351,7 +352,7 @@ function checkArguments(command: Ir21Command, path: string[], input: string[]): 
     );
   }
   if (given.length > positionals.length && !command.help.variadic) {
-    fail(`Unexpected argument "${given[positionals.length]}"`, `\`${name}\` takes ${describeArity(positionals)}. Run \`${name} --help\` for usage.`);
+    fail(`Unexpected argument "${given[positionals.length]}"`, `Usage: \`${usageLine(command, path)}\`. Run \`${name} --help\` for more.`);
   }
   return { tokens: [...flags, "--", ...given], repeated, notices };
 }
@@ -359,11 +360,6 @@ function checkArguments(command: Ir21Command, path: string[], input: string[]): 
 /** "The subscription's id" → "the subscription's id", in the middle of a sentence; "IMSI" stays. */
 function lowerFirst(text: string): string {
   return /^[A-Z](?![A-Z])/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
-}
-
-function describeArity(positionals: Array<[string, ArgDef]>): string {
-  if (positionals.length === 0) return "no arguments";
-  return positionals.map(([n, def]) => (def.required === false || def.default !== undefined ? `[${positionalLabel(n, def)}]` : positionalLabel(n, def))).join(" ");
 }
 
 /** The candidate nearest to `input` by edit distance, if it is plausibly a typo of it. */

@@ -96,11 +96,12 @@ _ir21_takes_value() {
 }
 
 _ir21() {
-  local cur prev path word i
+  local cur prev path word i given
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev=""
   [ "$COMP_CWORD" -gt 0 ] && prev="\${COMP_WORDS[COMP_CWORD-1]}"
   path=""
+  given=0
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
     case "$word" in
@@ -109,13 +110,14 @@ _ir21() {
     if _ir21_takes_value "\${COMP_WORDS[i-1]}"; then continue; fi
     case " $(_ir21_subcommands "$path") " in
       *" $word "*) path="\${path:+$path }$word" ;;
+      *) given=$((given + 1)) ;;
     esac
   done
   COMPREPLY=()
   local candidates
   if _ir21_takes_value "$prev"; then
     candidates="$(_ir21_values "$path|$prev")" || return 0
-  elif [[ "$cur" != -* ]] && candidates="$(_ir21_values "$path|")"; then
+  elif [[ "$cur" != -* ]] && [ "$given" -eq 0 ] && candidates="$(_ir21_values "$path|")"; then
     :
   else
     candidates="$(_ir21_words "$path")"

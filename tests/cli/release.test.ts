@@ -157,6 +157,9 @@ describe("ir21 completion", () => {
     expect(complete(result.stdout, ["ir21", "export", ""])).toEqual(["snapshot", "countries", "operators", "networks", "number-ranges", "capabilities"]);
     expect(complete(result.stdout, ["ir21", "export", "op"])).toEqual(["operators"]);
     expect(complete(result.stdout, ["ir21", "config", "unset", ""])).toEqual(["base-url", "api-key", "session"]);
+    // Only the first argument has those values: after it, flags.
+    expect(complete(result.stdout, ["ir21", "config", "set", "base-url", "--j"])).toEqual(["--json"]);
+    expect(complete(result.stdout, ["ir21", "export", "operators", ""])).not.toContain("snapshot");
     // The new flag names complete; the 0.1 spellings (still accepted, with a warning) are not offered.
     expect(complete(result.stdout, ["ir21", "webhooks", "create", "--ev"])).toEqual(["--events"]);
     expect(complete(result.stdout, ["ir21", "changes", "--cou"])).toEqual(["--countries"]);
