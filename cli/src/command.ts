@@ -80,7 +80,7 @@ export function group(spec: HelpInfo & { commands: Record<string, Ir21Command> }
 
 /** Flags every command accepts, anywhere on the command line. */
 export const GLOBAL_FLAGS = {
-  json: { type: "boolean", description: "Print the result as one JSON document on stdout (for scripts)" },
+  json: { type: "boolean", description: "Print the result as one JSON document on stdout, for scripts: the item, or a list's array" },
   profile: { type: "string", valueHint: "name", description: "Use this profile (a server and its login); default $IR21_PROFILE or \"default\"" },
   "base-url": { type: "string", valueHint: "url", description: "The server, e.g. https://ir21.example.com (overrides $IR21_BASE_URL and the profile)" },
   "api-key": { type: "string", valueHint: "key", description: "API key for data commands (overrides $IR21_API_KEY and the profile)" },

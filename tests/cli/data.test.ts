@@ -69,17 +69,6 @@ describe("ir21 countries / operators / ranges / meta", () => {
     const operators = await cli.run(["--json", "operators", "--country", "CN"], { env: keyEnv });
     expect(operators.json().map((o: { id: string }) => o.id).sort()).toEqual(["cn.china-mobile", "cn.china-telecom", "cn.china-unicom"]);
     expect(operators.stderr).toBe(""); // one page: nothing more to say
-    // A page of a longer list: the array of the page; stderr says how to get the next one.
-    const paged = await cli.run(["--json", "operators", "--limit", "2"], { env: keyEnv });
-    expect(paged.json()).toHaveLength(2);
-    const direct = (await server.json("/v1/operators?limit=2", { headers: { "x-api-key": key } })).body.data;
-    expect(paged.json()).toEqual(direct.items);
-    expect(paged.stderr).toContain(`ir21 operators --limit 2 --cursor ${direct.next_cursor}`);
-    const next = (await cli.run(["--json", "operators", "--limit", "2", "--cursor", direct.next_cursor], { env: keyEnv })).json();
-    expect(next).toEqual((await server.json(`/v1/operators?limit=2&cursor=${encodeURIComponent(direct.next_cursor)}`, { headers: { "x-api-key": key } })).body.data.items);
-    const all = await cli.run(["--json", "operators", "--limit", "1", "--all"], { env: keyEnv });
-    expect(all.json().length).toBeGreaterThan(2);
-    expect(all.stderr).toBe("");
     const detail = (await cli.run(["--json", "operators", "cn.china-mobile"], { env: keyEnv })).json();
     expect(detail).toMatchObject({ id: "cn.china-mobile", networks: [expect.objectContaining({ id: "460-00" })] });
 
@@ -92,6 +81,19 @@ describe("ir21 countries / operators / ranges / meta", () => {
 
     const meta = (await cli.run(["--json", "meta"])).json();
     expect(meta).toMatchObject({ source_mode: "demo", counts: { countries: expect.any(Number) } });
+  });
+
+  it("a page of a longer list: --json prints the page's array, stderr how to get the next; --all every page", async () => {
+    const paged = await cli.run(["--json", "operators", "--limit", "2"], { env: keyEnv });
+    expect(paged.json()).toHaveLength(2);
+    const direct = (await server.json("/v1/operators?limit=2", { headers: { "x-api-key": key } })).body.data;
+    expect(paged.json()).toEqual(direct.items);
+    expect(paged.stderr).toContain(`ir21 operators --limit 2 --cursor ${direct.next_cursor}`);
+    const next = (await cli.run(["--json", "operators", "--limit", "2", "--cursor", direct.next_cursor], { env: keyEnv })).json();
+    expect(next).toEqual((await server.json(`/v1/operators?limit=2&cursor=${encodeURIComponent(direct.next_cursor)}`, { headers: { "x-api-key": key } })).body.data.items);
+    const all = await cli.run(["--json", "operators", "--limit", "1", "--all"], { env: keyEnv });
+    expect(all.json().length).toBeGreaterThan(2);
+    expect(all.stderr).toBe("");
   });
 
   it("key-only routes without credentials: exit 3 with the service's code; a login works instead of a key", async () => {

@@ -359,6 +359,8 @@ describe("each command family, on the installed CLI", MANY_RUNS, () => {
     expect(ok(await cli.run(["--json", "capabilities", "--country", "CN"], { env })).json()).toEqual((await dataGet("/v1/capabilities?country=CN&limit=100")).items);
     const changes = ok(await cli.run(["--json", "changes", "--since", "none", "--events", "catalog.updated", "--countries", "CN"], { env })).json();
     expect(changes).toEqual(await dataGet("/v1/changes?since=none&types=ir21.catalog.updated&country=CN&limit=100"));
+    // `all` means every type here too, as in webhooks create and listen.
+    expect(ok(await cli.run(["--json", "changes", "--since", "none", "--events", "all"], { env })).json()).toEqual(await dataGet("/v1/changes?since=none&limit=100"));
     expect(ok(await cli.run(["--json", "meta"], { env })).json()).toEqual(await dataGet("/v1/meta"));
   });
 

@@ -2,8 +2,8 @@ import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { DataApi } from "../sdk.ts";
-import { EVENT_FILTER_FLAGS, integer, listOf, longEventType, moreHint, readStdin } from "./shared.ts";
+import type { DataApi, EventType } from "../sdk.ts";
+import { EVENT_FILTER_FLAGS, eventTypesOf, integer, listOf, moreHint, readStdin } from "./shared.ts";
 
 /**
  * The catalogue (/v1): lookups, countries, operators, number ranges, the change log and the dataset's
@@ -246,7 +246,7 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
       oldSpellings: { type: { flag: "events" }, country: { flag: "countries" }, operator: { flag: "operators" } },
       args: {
         since: { type: "string", valueHint: "version", required: true, description: "The dataset version you hold, or none" },
-        events: { type: "string", valueHint: "types", description: "Only these event types, short or long (repeatable or comma-separated)" },
+        events: { ...EVENT_FILTER_FLAGS.events, description: `${EVENT_FILTER_FLAGS.events.description} (default every type; ir21.catalog.updated always comes)` },
         countries: EVENT_FILTER_FLAGS.countries,
         operators: EVENT_FILTER_FLAGS.operators,
         ...PAGE_FLAGS,
@@ -256,7 +256,7 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         const filter = {
           since: args.since,
           // Short or long forms; a typo is a usage error before any request.
-          types: rt.repeated.events ? [...new Set(listOf(rt.repeated.events).map(longEventType))] : undefined,
+          types: rt.repeated.events ? selectedTypes(rt.repeated.events) : undefined,
           country: rt.repeated.countries ? listOf(rt.repeated.countries) : undefined,
           operator: rt.repeated.operators ? listOf(rt.repeated.operators) : undefined,
         };
@@ -414,6 +414,12 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
       },
     }),
   };
+}
+
+/** `--events` of `changes`: the types to ask for, or none (every type) for `all`. */
+function selectedTypes(values: string[]): EventType[] | undefined {
+  const { all, types } = eventTypesOf(values);
+  return all ? undefined : types;
 }
 
 /** The batch endpoint's limit (contract: POST /v1/lookup/batch takes 1 to 100 numbers). */

@@ -17,7 +17,7 @@ export function exportCommand(rt: Runtime): Ir21Command {
     category: "Data",
     summary: "Download a CSV export or the full snapshot to a file",
     details: [
-      `<resource>: snapshot (the whole catalogue of the current version as one JSON document), or the CSV of`,
+      "<resource>: snapshot (the whole catalogue of the current version as one JSON document), or the CSV of",
       `one of ${EXPORT_RESOURCES.join(", ")} (RFC 4180, with each row's source licence).`,
       "The file is written under a temporary name and renamed when complete, so an interrupted download",
       "never leaves a truncated file behind. With --if-none-match and the ETag of the copy you hold, an",

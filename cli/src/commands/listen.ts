@@ -235,7 +235,7 @@ export function listenCommands(rt: Runtime): Record<"listen" | "trigger", Ir21Co
       examples: ["ir21 trigger ir21.operator.updated", "ir21 trigger catalog.updated", "ir21 trigger network.added whk_01jd…"],
       oldSpellings: { subscription: { positional: "webhook-id" } },
       args: {
-        "event-type": { type: "positional", required: true, description: `The event type, short or long, e.g. operator.updated or ir21.operator.updated` },
+        "event-type": { type: "positional", required: true, description: "The event type, short or long, e.g. operator.updated or ir21.operator.updated" },
         "webhook-id": { type: "positional", required: false, description: "Send it to this subscription (whk_…) instead of the listen sessions" },
       },
       run: async (args) => {
