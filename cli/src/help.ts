@@ -1,6 +1,6 @@
 import type { ArgDef } from "citty";
 import stringWidth from "string-width";
-import { aliasesOf, GLOBAL_FLAGS, type Category, type Ir21Command } from "./command.ts";
+import { aliasesOf, GLOBAL_FLAGS, OLD_SPELLINGS_REMOVED_IN, positionalLabel, usageLine, type Category, type Ir21Command } from "./command.ts";
 import type { Output } from "./output.ts";
 
 const CATEGORY_ORDER: Category[] = ["Account", "Console", "Webhooks", "Data", "Setup"];
@@ -23,15 +23,7 @@ export function renderHelp(command: Ir21Command, path: string[], out: Pick<Outpu
   lines.push(command.help.details ? `${command.help.summary}\n\n${command.help.details}` : command.help.summary);
 
   heading("USAGE");
-  if (command.subCommands) {
-    lines.push(`  ${name} <command> [flags]`);
-  } else {
-    const words = positionals.map(([argName, def]) =>
-      def.required === false || def.default !== undefined ? `[${argName}]` : `<${argName}>`,
-    );
-    if (command.help.variadic) words.push(`[${command.help.variadic}...]`);
-    lines.push(`  ${[name, ...words, "[flags]"].join(" ")}`);
-  }
+  lines.push(`  ${usageLine(command, path)}`);
 
   if (command.subCommands) {
     const entries = Object.entries(command.subCommands);
@@ -50,7 +42,7 @@ export function renderHelp(command: Ir21Command, path: string[], out: Pick<Outpu
 
   if (positionals.length > 0) {
     heading("ARGUMENTS");
-    lines.push(...columns(positionals.map(([argName, def]) => [argName, def.description ?? ""])));
+    lines.push(...columns(positionals.map(([argName, def]) => [positionalLabel(argName, def), def.description ?? ""])));
   }
   if (flags.length > 0) {
     heading("FLAGS");
@@ -84,6 +76,9 @@ export function renderHelp(command: Ir21Command, path: string[], out: Pick<Outpu
         ["IR21_PROFILE", "The profile to use (--profile wins)"],
         ["XDG_CONFIG_HOME", "Where profiles live: $XDG_CONFIG_HOME/ir21 (default ~/.config/ir21)"],
         ["NO_COLOR", "Turn colour off"],
+        ["FORCE_COLOR", "Colour even into a pipe (0 or false: never)"],
+        ["IR21_FORCE_TTY", "Lay a pipe out as a terminal of this many columns (tables, not colour)"],
+        ["IR21_LEGACY_JSON", `1: --json prints the 0.1 shapes ({items}, {item}, …) until ir21 ${OLD_SPELLINGS_REMOVED_IN}`],
       ]),
     );
   }

@@ -100,7 +100,15 @@ describe("usage errors exit 1 and name the problem", () => {
     [["keys", "lst"], /Unknown command "lst" for `ir21 keys`[\s\S]*ir21 keys list/],
     [["keys", "list", "--bogus"], /Unknown flag --bogus for `ir21 keys list`/],
     [["keys", "--bogus", "list"], /Unknown flag --bogus for `ir21 keys`/],
-    [["keys", "create"], /Missing argument <NAME>/],
+    [["keys", "create"], /Missing <name>: a name to recognise the key by[\s\S]*e\.g\. `ir21 keys create ci-deploy`/],
+    [["keys", "revoke"], /Missing <key-id>: the key's id \(key_…\)/],
+    [["lookup"], /Missing <number-or-imsi>: a phone number[\s\S]*e\.g\. `ir21 lookup \+8613912345678`/],
+    [["webhooks", "test"], /Missing <webhook-id>: the subscription's id \(whk_…\)/],
+    [["deliveries", "show"], /Missing <delivery-id>/],
+    [["deliveries", "list", "whk_a", "whk_b"], /Unexpected argument "whk_b"/],
+    [["webhooks", "create", "https://a.example", "--url", "https://b.example", "--events", "all"], /Unexpected argument "https:\/\/b\.example"/],
+    [["api"], /Missing <path>: the route, starting with \//],
+    [["api", "-X", "GET", "GET", "/v1/meta"], /--method was given more than once/],
     [["keys", "create", "a", "b"], /Unexpected argument "b"/],
     [["keys", "revoke", "key_x", "--yes=maybe"], /--yes takes no value/],
     [["login", "--phone"], /--phone needs a value/],
@@ -118,7 +126,9 @@ describe("usage errors exit 1 and name the problem", () => {
   it("under --json the error is a JSON object on stderr", async () => {
     const result = await run(["--json", "keys", "create"]);
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stderr)).toEqual({ error: { code: "USAGE", message: "Missing argument <NAME>", hint: "Run `ir21 keys create --help` for usage." } });
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { code: "USAGE", message: "Missing <name>: a name to recognise the key by (1-64 characters)", hint: "e.g. `ir21 keys create ci-deploy`. Run `ir21 keys create --help` for usage." },
+    });
   });
 
   it("a server that cannot be reached is exit 2 with NETWORK_ERROR", async () => {
@@ -146,5 +156,65 @@ describe("global flags are accepted anywhere before --", () => {
     const invocation = parseInvocation(root, extractGlobals([]).globals, ["probe", "--header", "A: 1", "--secret=s", "--header=B: 2"]);
     expect(invocation.path).toEqual(["probe"]);
     expect(invocation.repeated).toEqual({ header: ["A: 1", "B: 2"] });
+  });
+});
+
+describe("the 0.1 spellings are rewritten to the new grammar, each with a warning", () => {
+  const parse = (argv: string[]) => {
+    const { globals, rest } = extractGlobals(argv);
+    const invocation = parseInvocation(tree, globals, rest);
+    const dash = invocation.rawArgs.indexOf("--");
+    return { flags: invocation.rawArgs.slice(invocation.path.length, dash), positionals: invocation.rawArgs.slice(dash + 1), repeated: invocation.repeated, notices: invocation.notices };
+  };
+
+  it.each([
+    [["webhooks", "create", "--url", "https://a.example/h", "--event", "a", "--event=b", "--country", "CN"], ["https://a.example/h"], { events: ["a", "b"], countries: ["CN"] }, ["--url", "--event", "--event", "--country"]],
+    [["deliveries", "show", "dlv_1", "-w", "whk_1"], ["dlv_1", "whk_1"], {}, ["-w"]],
+    [["deliveries", "show", "--session", "lsn_1", "dlv_1"], ["dlv_1", "lsn_1"], {}, ["--session"]],
+    [["deliveries", "list", "--webhook=whk_1", "--status", "failed"], ["whk_1"], {}, ["--webhook"]],
+    [["deliveries", "retry", "dlv_1", "dlv_2", "-w", "whk_1"], ["dlv_1", "dlv_2", "whk_1"], {}, ["-w"]],
+    [["trigger", "--subscription", "whk_1", "network.added"], ["network.added", "whk_1"], {}, ["--subscription"]],
+    [["changes", "--since", "none", "--type", "operator.updated", "--operator", "cn.x"], [], { events: ["operator.updated"], operators: ["cn.x"] }, ["--type", "--operator"]],
+    [["export", "--format", "csv", "-o", "f.csv"], ["number-ranges"], {}, ["--format"]],
+    [["export", "--format", "csv", "--resource", "operators", "-o", "f.csv"], ["operators"], {}, ["--format", "--resource"]],
+    [["export", "--resource", "operators", "--format", "csv", "-o", "f.csv"], ["operators"], {}, ["--resource", "--format"]],
+    [["export", "--format", "snapshot", "-o", "s.json"], ["snapshot"], {}, ["--format"]],
+    [["api", "post", "/v1/lookup/batch"], ["/v1/lookup/batch"], {}, ["`ir21 api post <path>`"]],
+  ])("ir21 %j", (argv, positionals, repeated, old) => {
+    const parsed = parse(argv as string[]);
+    expect(parsed.positionals).toEqual(positionals);
+    expect(parsed.repeated).toEqual(repeated);
+    expect(parsed.notices.map((notice) => notice.slice(0, notice.indexOf(" is deprecated")))).toEqual(old);
+    for (const notice of parsed.notices) expect(notice).toMatch(/ is deprecated: use .+ \(the old spelling stops working in ir21 0\.3\.0\)\.$/);
+  });
+
+  it("names the replacement: a flag, or the argument with the command's usage", () => {
+    const { notices } = parse(["webhooks", "create", "--url", "https://a.example/h", "--event", "all"]);
+    expect(notices).toEqual([
+      "--url is deprecated: use the <url> argument, `ir21 webhooks create <url> [flags]` (the old spelling stops working in ir21 0.3.0).",
+      "--event is deprecated: use --events (the old spelling stops working in ir21 0.3.0).",
+    ]);
+    expect(parse(["api", "GET", "/v1/meta"]).flags).toEqual(["--method=GET"]);
+    expect(parse(["api", "DELETE", "/x"]).notices[0]).toContain("use `ir21 api <path> -X DELETE`");
+  });
+
+  it("the current spellings warn about nothing, and a flag that is current is never taken for an old one", () => {
+    for (const argv of [
+      ["webhooks", "create", "https://a.example/h", "--events", "all", "--countries", "CN"],
+      ["webhooks", "update", "whk_1", "--url", "https://b.example/h"],
+      ["deliveries", "list", "whk_1"],
+      ["api", "/v1/meta", "-X", "GET"],
+      ["export", "snapshot", "-o", "s.json"],
+    ]) {
+      expect(parse(argv).notices, argv.join(" ")).toEqual([]);
+    }
+    expect(parse(["webhooks", "update", "whk_1", "--url", "https://b.example/h"]).flags).toEqual(["--url=https://b.example/h"]);
+  });
+
+  it("warns on stderr and runs; the warning is printed under --json too", async () => {
+    const result = await run(["--json", "webhooks", "create", "--url", "https://a.example/h", "--event", "all"]);
+    expect(result.code).toBe(3); // no login: the command ran (nothing was sent)
+    expect(result.stderr).toContain("! --url is deprecated: use the <url> argument");
+    expect(JSON.parse(result.stderr.trim().split("\n").at(-1)!).error.code).toBe("AUTH_REQUIRED");
   });
 });

@@ -1,5 +1,5 @@
 import { runCommand } from "citty";
-import { CommandLineError, extractGlobals, group, parseInvocation, type Globals, type Ir21Command } from "./command.ts";
+import { CommandLineError, extractGlobals, group, OLD_SPELLINGS_REMOVED_IN, parseInvocation, type Globals, type Ir21Command } from "./command.ts";
 import { accountCommands } from "./commands/account.ts";
 import { apiCommand } from "./commands/api.ts";
 import { authCommands } from "./commands/auth.ts";
@@ -30,7 +30,7 @@ export function rootCommand(rt: Runtime): Ir21Command {
     details:
       "Sign in with a mainland-China mobile number, manage API keys, sessions and webhooks, and query the\n" +
       "catalogue of number ranges, operators and networks.",
-    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 --profile staging whoami", "ir21 api GET /v1/meta", "source <(ir21 completion bash)"],
+    examples: ["ir21 login", "ir21 keys create ci-deploy", "ir21 --json keys list", "ir21 lookup +8613912345678", "ir21 webhooks create https://hooks.example.com/ir21 --events all", "ir21 --profile staging whoami", "ir21 api /v1/meta", "source <(ir21 completion bash)"],
     commands: {
       ...authCommands(rt),
       keys: keysCommand(rt),
@@ -72,15 +72,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<ExitCo
     const root = rootCommand(rt);
     const invocation = parseInvocation(root, globals, rest);
     if (globals.help || invocation.incomplete) {
-      const help = renderHelp(invocation.command, invocation.path, rt.out);
       // Asked-for help is the result (stdout, exit 0), and so is a bare `ir21` (gh, stripe: the tool
-      // introducing itself); a group without its command is a usage error.
+      // introducing itself); a group without its command is a usage error. Each is coloured for the
+      // stream it goes to.
       if (globals.help || invocation.path.length === 0) {
-        io.stdout.write(help);
+        io.stdout.write(renderHelp(invocation.command, invocation.path, { c: rt.out.c }));
         return EXIT.ok;
       }
-      io.stderr.write(help);
+      io.stderr.write(renderHelp(invocation.command, invocation.path, { c: rt.out.ce }));
       return EXIT.usage;
+    }
+    for (const notice of invocation.notices) rt.out.warn(notice);
+    if (rt.out.json && rt.out.legacyJson) {
+      rt.out.warn(`IR21_LEGACY_JSON is set: --json prints the 0.1 shapes, which go away in ir21 ${OLD_SPELLINGS_REMOVED_IN} (cli/README.md "Migrating from 0.1").`);
     }
     rt.repeated = invocation.repeated;
     await runCommand(root, { rawArgs: invocation.rawArgs });
@@ -120,10 +124,15 @@ function report(error: unknown, out: Output): ExitCode {
   }
   if (error instanceof Interrupted) return emit(EXIT.interrupted, { code: "INTERRUPTED", message: error.message });
   if (error instanceof CommandLineError || error instanceof UsageError) return emit(EXIT.usage, { code: "USAGE", message: error.message }, error.hint);
-  // citty's own argument errors (a missing positional, a bad enum value).
-  if (error instanceof Error && error.name === "CLIError") return emit(EXIT.usage, { code: "USAGE", message: error.message });
+  // citty's own argument errors (a missing positional, a bad enum value): citty colours parts of its
+  // messages whatever the stream, so the escapes are taken out (colour is ours to decide).
+  if (error instanceof Error && error.name === "CLIError") return emit(EXIT.usage, { code: "USAGE", message: stripAnsi(error.message) });
   const message = error instanceof Error ? error.message : String(error);
   return emit(EXIT.usage, { code: "LOCAL_ERROR", message });
+}
+
+function stripAnsi(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
 function processIo(): Io {

@@ -3,15 +3,19 @@ import stringWidth from "string-width";
 
 /**
  * Everything the CLI prints goes through here. The rules (cli/README.md "Output"):
- * - stdout carries the result only: with `--json` exactly one JSON document (the service's `data`,
- *   unchanged), otherwise tables and fields for people; nothing else, so `> file` and pipes stay clean.
+ * - stdout carries the result only: with `--json` exactly one JSON document (the resource itself: the
+ *   item a command created, changed or shows, the array a list command lists), otherwise tables and
+ *   fields for people; nothing else, so `> file` and pipes stay clean.
  * - stderr carries everything else: status lines, warnings, prompts, progress and errors.
- * - colour: `--color auto` (the default) only when the stream is a terminal, NO_COLOR unset and TERM
- *   not dumb (FORCE_COLOR forces it); `--color always|never` decides outright. Progress only on a terminal.
+ * - colour: `--color auto` (the default) only on a stream that is really a terminal, and then not when
+ *   NO_COLOR is set (non-empty) or TERM is dumb; FORCE_COLOR forces it on (FORCE_COLOR=0 or false off),
+ *   pipes included. `--color always|never` decides outright. Progress only on a terminal.
  * - tables: on a terminal, aligned columns under a header, fitted to its width (the widest columns
- *   are cut with "…"); anywhere else (a pipe, a file) one tab-separated line per row and no header,
- *   like gh, so `cut -f1` and `while read` work. `--json` is the stable format for scripts.
- * - IR21_FORCE_TTY=<columns> (or 1) makes stdout count as a terminal of that width (gh's GH_FORCE_TTY).
+ *   are cut with "…", never an id column: an id is there to be copied); anywhere else (a pipe, a file)
+ *   one tab-separated line per row and no header, like gh, so `cut -f1` and `while read` work.
+ * - IR21_FORCE_TTY=<columns> (or 1) lays stdout out as a terminal of that width (gh's GH_FORCE_TTY);
+ *   it is still a pipe, so it gets no colour unless FORCE_COLOR or --color always asks for it.
+ * - IR21_LEGACY_JSON=1 makes `--json` print the 0.1 shapes (`{items}`, `{item}`, …) until 0.3.0.
  */
 
 export interface OutStream {
@@ -25,6 +29,11 @@ export interface Column<T> {
   value: (row: T) => string | number | boolean | null | undefined;
   /** Colour a cell (on a terminal only). */
   style?: (text: string, row: T) => string;
+  /**
+   * An id someone will copy (to revoke, retry, show…): never cut to fit the terminal. The other
+   * columns give up their width first; a table of ids alone wider than the terminal wraps.
+   */
+  id?: boolean;
 }
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -32,24 +41,39 @@ type Colors = ReturnType<typeof pc.createColors>;
 export const COLOR_MODES = ["auto", "always", "never"] as const;
 export type ColorMode = (typeof COLOR_MODES)[number];
 
+/**
+ * Whether a stream gets colour. `--color always|never` decide outright. Otherwise FORCE_COLOR decides
+ * when it is set (to anything but "0" or "false": on, even into a pipe, as Node and the npm ecosystem
+ * read it; "0"/"false": off), else colour needs a real terminal, NO_COLOR unset or empty
+ * (https://no-color.org) and a TERM that is not dumb.
+ */
+export function colorEnabled(isTTY: boolean, env: Record<string, string | undefined>, mode: ColorMode): boolean {
+  if (mode !== "auto") return mode === "always";
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== "") return force !== "0" && force.toLowerCase() !== "false";
+  return isTTY && !env.NO_COLOR && env.TERM !== "dumb";
+}
+
 function colorsFor(isTTY: boolean, env: Record<string, string | undefined>, mode: ColorMode): Colors {
-  if (mode !== "auto") return pc.createColors(mode === "always");
-  const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0";
-  return pc.createColors(forced || (isTTY && !env.NO_COLOR && env.TERM !== "dumb"));
+  return pc.createColors(colorEnabled(isTTY, env, mode));
 }
 
 /** Narrowest a column is cut to when a table does not fit the terminal. */
 const MIN_COLUMN_WIDTH = 6;
 const DEFAULT_WIDTH = 80;
+/** IR21_LEGACY_JSON values that turn the 0.1 JSON shapes on. */
+const LEGACY_JSON_VALUES = new Set(["1", "true", "yes"]);
 
 export class Output {
   readonly json: boolean;
   /** Colours for stdout and stderr, each on only when that stream is a terminal. */
   readonly c: Colors;
   readonly ce: Colors;
-  /** Whether stdout is a terminal (tables for people) and how wide; otherwise tables are TSV. */
+  /** Whether stdout is laid out for a terminal (tables for people) and how wide; otherwise tables are TSV. */
   readonly stdoutIsTTY: boolean;
   readonly width: number;
+  /** `--json` prints the 0.1 shapes (IR21_LEGACY_JSON=1; see {@link result}). */
+  readonly legacyJson: boolean;
   readonly #stdout: OutStream;
   readonly #stderr: OutStream;
 
@@ -61,8 +85,10 @@ export class Output {
     const forcedWidth = forced && /^\d+$/.test(forced) && Number(forced) > 1 ? Number(forced) : undefined;
     this.stdoutIsTTY = options.stdout.isTTY === true || (forced !== undefined && forced !== "" && forced !== "0");
     this.width = forcedWidth ?? (options.stdout.columns || DEFAULT_WIDTH);
+    this.legacyJson = LEGACY_JSON_VALUES.has(options.env.IR21_LEGACY_JSON ?? "");
     const mode = options.color ?? "auto";
-    this.c = colorsFor(this.stdoutIsTTY, options.env, mode);
+    // Colour follows the real streams: IR21_FORCE_TTY changes the layout of a pipe, not what it is.
+    this.c = colorsFor(options.stdout.isTTY === true, options.env, mode);
     this.ce = colorsFor(options.stderr.isTTY === true, options.env, mode);
   }
 
@@ -71,13 +97,15 @@ export class Output {
   }
 
   /**
-   * The result of a command: `data` as JSON with `--json`, otherwise whatever `human` prints.
+   * The result of a command: with `--json` the resource itself as one JSON document (the created or
+   * shown item, the array of a list), otherwise whatever `human` prints. `legacy` is what 0.1 printed
+   * where that differs (`{items}`, `{item}`, …): printed instead while IR21_LEGACY_JSON=1, until 0.3.0.
    * @example
-   * out.result(data, () => out.table(data.items, columns));
+   * out.result(data.items, () => out.table(data.items, columns), data);
    */
-  result(data: unknown, human: () => void): void {
-    if (this.json) this.#stdout.write(`${JSON.stringify(data, null, 2)}\n`);
-    else human();
+  result(resource: unknown, human: () => void, legacy?: unknown): void {
+    if (!this.json) human();
+    else this.#stdout.write(`${JSON.stringify(this.legacyJson && legacy !== undefined ? legacy : resource, null, 2)}\n`);
   }
 
   /** A line of the human result on stdout. */
@@ -120,7 +148,7 @@ export class Output {
       return;
     }
     const natural = columns.map((column, i) => Math.max(stringWidth(column.header), ...cells.map((r) => stringWidth(r[i]!))));
-    const widths = fitWidths(natural, this.width);
+    const widths = fitWidths(natural, this.width, columns.map((column) => column.id === true));
     const render = (texts: string[], style: (text: string, i: number) => string) =>
       texts
         .map((raw, i) => {
@@ -170,15 +198,16 @@ export interface Progress {
 
 /**
  * Column widths that fit `total` columns of terminal (two spaces between columns): while the table is
- * too wide, the widest column gives up one cell, never below {@link MIN_COLUMN_WIDTH}. A table that
- * cannot fit even then keeps its minimum widths (the terminal wraps it).
+ * too wide, the widest column that is not `fixed` (an id) gives up one cell, never below
+ * {@link MIN_COLUMN_WIDTH}. A table that cannot fit even then keeps its minimum widths and its ids
+ * whole (the terminal wraps it).
  */
-export function fitWidths(natural: readonly number[], total: number): number[] {
+export function fitWidths(natural: readonly number[], total: number, fixed: readonly boolean[] = []): number[] {
   const widths = [...natural];
   const used = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
   while (used() > total) {
     let widest = -1;
-    for (let i = 0; i < widths.length; i++) if (widths[i]! > MIN_COLUMN_WIDTH && (widest === -1 || widths[i]! > widths[widest]!)) widest = i;
+    for (let i = 0; i < widths.length; i++) if (!fixed[i] && widths[i]! > MIN_COLUMN_WIDTH && (widest === -1 || widths[i]! > widths[widest]!)) widest = i;
     if (widest === -1) break;
     widths[widest]!--;
   }

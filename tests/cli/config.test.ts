@@ -76,8 +76,8 @@ describe("profiles: one login per server", () => {
     const b = await cli.login({ profile: "beta", server: beta });
     // Each profile remembers its server, so the environment variable is no longer needed.
     const env = { IR21_BASE_URL: undefined };
-    expect((await cli.run(["--json", "whoami"], { env })).json().user.phone).toBe(`+86${a.phone}`);
-    expect((await cli.run(["--json", "--profile", "beta", "whoami"], { env })).json().user.phone).toBe(`+86${b.phone}`);
+    expect((await cli.run(["--json", "whoami"], { env })).json().phone).toBe(`+86${a.phone}`);
+    expect((await cli.run(["--json", "--profile", "beta", "whoami"], { env })).json().phone).toBe(`+86${b.phone}`);
     expect(cli.profile("beta").base_url).toBe(beta.url);
     expect((await show(cli, [], env)).profiles).toEqual(["beta", "default"]);
 

@@ -26,7 +26,9 @@ describe("ir21 keys", () => {
 
     const list = await cli.run(["--json", "keys", "list"]);
     expect(list.code).toBe(0);
-    const { items } = list.json();
+    // --json prints the array itself (the resource), not the service's {items} envelope.
+    const items = list.json();
+    expect(Array.isArray(items)).toBe(true);
     expect(items).toHaveLength(1);
     expect(Object.keys(items[0]).sort()).toEqual(["created_at", "id", "last_used_at", "name", "prefix", "revoked_at"]);
     expect(items[0]).toMatchObject({ name: "ci-deploy", revoked_at: null, last_used_at: null, prefix: key.slice(0, 12) });
@@ -47,19 +49,22 @@ describe("ir21 keys", () => {
     expect(unconfirmed.stderr).toContain("--yes");
     const revoked = await cli.run(["--json", "keys", "revoke", items[0].id, "--yes"]);
     expect(revoked.code).toBe(0);
-    expect(revoked.json()).toEqual({ revoked: true });
+    expect(revoked.json()).toEqual({ id: items[0].id, revoked: true });
     const after = (await cli.run(["--json", "keys", "list"])).json();
-    expect(after.items[0].revoked_at).toMatch(/Z$/);
+    expect(after[0].revoked_at).toMatch(/Z$/);
     expect((await cli.run(["keys", "list"])).stdout).toContain("revoked");
   });
 
-  it("--json create returns {key, item}; --save keeps the key for this server only", async () => {
+  it("--json create prints the new key (its summary and the full key); --save keeps the key for this server only", async () => {
     const created = await cli.run(["--json", "keys", "create", "laptop", "--save"]);
     expect(created.code).toBe(0);
     const data = created.json();
-    expect(Object.keys(data).sort()).toEqual(["item", "key"]);
-    expect(data.key.startsWith(data.item.prefix)).toBe(true);
-    expect(cli.profile().api_key).toEqual({ key: data.key, base_url: server.url, id: data.item.id });
+    expect(Object.keys(data).sort()).toEqual(["created_at", "id", "key", "last_used_at", "name", "prefix", "revoked_at"]);
+    expect(data).toMatchObject({ name: "laptop", revoked_at: null });
+    expect(data.key.startsWith(data.prefix)).toBe(true);
+    expect(cli.profile().api_key).toEqual({ key: data.key, base_url: server.url, id: data.id });
+    // The summary is the one the list shows.
+    expect((await cli.run(["--json", "keys", "list"])).json().find((k: { id: string }) => k.id === data.id)).toEqual({ ...data, key: undefined });
 
     const shown = await cli.run(["--json", "config", "show"]);
     expect(shown.json().api_key).toEqual({ prefix: data.key.slice(0, 12), source: "profile" });
@@ -69,14 +74,14 @@ describe("ir21 keys", () => {
     expect(elsewhere.json().api_key).toBeNull();
 
     // Revoking the saved key removes it from the profile as well.
-    expect((await cli.run(["keys", "revoke", data.item.id, "--yes"])).code).toBe(0);
+    expect((await cli.run(["keys", "revoke", data.id, "--yes"])).code).toBe(0);
     expect(cli.profile().api_key).toBeUndefined();
   });
 
   it("usage errors: missing name, unknown id format, unknown flag", async () => {
     const missing = await cli.run(["keys", "create"]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("Missing argument <NAME>");
+    expect(missing.stderr).toContain("Missing <name>: a name to recognise the key by");
     const badId = await cli.run(["keys", "revoke", "nope", "--yes"]);
     expect(badId.code).toBe(2);
     expect(badId.stderr).toMatch(/^error: INVALID_REQUEST: /m);
@@ -94,7 +99,7 @@ describe("ir21 sessions", () => {
     const other = new CliSandbox(server);
     try {
       // Two more devices signed in to the same account.
-      const me = (await cli.run(["--json", "whoami"])).json().user.phone.slice(3);
+      const me = (await cli.run(["--json", "whoami"])).json().phone.slice(3);
       server.clock.advance(61_000);
       await other.login({ phone: me });
       server.clock.advance(61_000);
@@ -103,7 +108,7 @@ describe("ir21 sessions", () => {
 
       const list = await cli.run(["--json", "sessions", "list"]);
       expect(list.code).toBe(0);
-      const { items } = list.json();
+      const items = list.json();
       expect(items.length).toBeGreaterThanOrEqual(3);
       for (const item of items) expect(Object.keys(item).sort()).toEqual(["created_at", "current", "expires_at", "id"]);
       expect(items.filter((s: { current: boolean }) => s.current)).toHaveLength(1);
@@ -111,9 +116,9 @@ describe("ir21 sessions", () => {
       expect(table.stdout).toMatch(/^ID\s+CREATED\s+EXPIRES\s+CURRENT$/m);
       expect(table.stdout).toContain("* this CLI");
 
-      const otherId = (await other.run(["--json", "sessions", "list"])).json().items.find((s: { current: boolean }) => s.current).id;
+      const otherId = (await other.run(["--json", "sessions", "list"])).json().find((s: { current: boolean }) => s.current).id;
       const revoked = await cli.run(["--json", "sessions", "revoke", otherId, "--yes"]);
-      expect(revoked.json()).toEqual({ revoked: true, current: false });
+      expect(revoked.json()).toEqual({ id: otherId, revoked: true, current: false });
       expect((await other.run(["whoami"])).code).toBe(3);
 
       const others = await cli.run(["--json", "sessions", "revoke-others", "--yes"]);
@@ -123,7 +128,7 @@ describe("ir21 sessions", () => {
       expect((await cli.run(["whoami"])).code).toBe(0);
       third.cleanup();
 
-      const ownId = (await cli.run(["--json", "sessions", "list"])).json().items[0].id;
+      const ownId = (await cli.run(["--json", "sessions", "list"])).json()[0].id;
       const own = await cli.run(["sessions", "revoke", ownId, "--yes"]);
       expect(own.code).toBe(0);
       expect(own.stderr).toContain("now logged out");

@@ -42,16 +42,21 @@ export interface RunOptions {
 /**
  * A user's machine for the CLI: a private HOME and XDG_CONFIG_HOME, pointed at a test server through
  * IR21_BASE_URL (unless a test removes it), no colour, UTC. Nothing of the outer environment leaks in.
+ * It runs the workspace's bundle, or with `bin` an installed `ir21` (tests/cli/installed.ts), started
+ * as a shell starts it: the executable itself, its `#!/usr/bin/env node` line finding Node on PATH.
  */
 export class CliSandbox {
   readonly home: string;
   readonly configHome: string;
   readonly server: TestServer;
+  /** The program and the arguments before the CLI's own. */
+  readonly #command: [string, ...string[]];
 
-  constructor(server: TestServer) {
+  constructor(server: TestServer, options: { bin?: string } = {}) {
     this.server = server;
     this.home = mkdtempSync(join(tmpdir(), "ir21-cli-"));
     this.configHome = join(this.home, ".config");
+    this.#command = options.bin ? [options.bin] : [process.execPath, BIN];
   }
 
   env(extra: Record<string, string | undefined> = {}): Record<string, string> {
@@ -69,7 +74,8 @@ export class CliSandbox {
 
   run(args: string[], options: RunOptions = {}): Promise<CliResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: this.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
+      const [program, ...before] = this.#command;
+      const child = spawn(program, [...before, ...args], { env: this.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -99,7 +105,8 @@ export class CliSandbox {
    * comes, `waitFor` resolves with the first stdout line that matches, `signal` sends it a signal.
    */
   background(args: string[], options: RunOptions = {}): BackgroundCli {
-    const child = spawn(process.execPath, [BIN, ...args], { env: this.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
+    const [program, ...before] = this.#command;
+    const child = spawn(program, [...before, ...args], { env: this.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
     const proc: BackgroundCli = {
       stdout: "",
       stderr: "",

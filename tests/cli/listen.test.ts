@@ -77,7 +77,7 @@ describe("ir21 listen and ir21 trigger", () => {
     const deliveryId = /(dlv_[0-9a-z]+)/.exec(line)![1]!;
 
     // What the receiver answered, in the delivery record (JSON and human).
-    const shown = await cli.run(["--json", "deliveries", "show", deliveryId, "--session", sessionId]);
+    const shown = await cli.run(["--json", "deliveries", "show", deliveryId, sessionId]);
     expect(shown.code, shown.stderr).toBe(0);
     const record = shown.json();
     expect(record.item).toMatchObject({ id: deliveryId, status: "delivered", response_status: 201, attempts: 1 });
@@ -86,7 +86,7 @@ describe("ir21 listen and ir21 trigger", () => {
     expect(record.attempts[0].response.headers).toMatchObject({ "content-type": "application/json", "x-receiver": "dev" });
     expect(record.attempts[0].duration_ms).toBeGreaterThanOrEqual(0);
     expect(record.event.id).toBe(event.id);
-    const human = await cli.run(["deliveries", "show", deliveryId, "--session", sessionId]);
+    const human = await cli.run(["deliveries", "show", deliveryId, sessionId]);
     expect(human.stdout).toContain("The receiver answered");
     expect(human.stdout).toContain("x-receiver: dev");
     expect(human.stdout).toContain("from the local receiver");
@@ -109,7 +109,7 @@ describe("ir21 listen and ir21 trigger", () => {
     expect((await cli.run(["trigger", "catalog.updated"])).code).toBe(0);
     const delivery = JSON.parse(await listen.waitFor(/"type":"delivery"/));
     expect(delivery).toMatchObject({ type: "delivery", event_type: "ir21.catalog.updated", status: 500, session_id: ready.session_id, report_error: null });
-    const record = (await cli.run(["--json", "deliveries", "show", delivery.delivery_id, "--session", ready.session_id])).json();
+    const record = (await cli.run(["--json", "deliveries", "show", delivery.delivery_id, ready.session_id])).json();
     expect(record.item).toMatchObject({ status: "failed", last_error: "http_status: HTTP 500" });
     expect(record.attempts[0].response.body).toBe("boom");
     expect(JSON.parse(receiver.requests.at(-1)!.body).data.reason).toBe("manual_reset");

@@ -62,7 +62,8 @@ describe("ir21 login (scripted)", () => {
 
     const me = await cli.run(["--json", "whoami"]);
     expect(me.code).toBe(0);
-    expect(me.json()).toEqual({ user: result.user });
+    // The signed-in account itself (0.1 printed it wrapped, {user}).
+    expect(me.json()).toEqual(result.user);
     const human = await cli.run(["whoami"]);
     expect(human.stdout).toContain(`+86${phone}`);
     expect(human.stdout).toContain(server.url);
@@ -154,8 +155,8 @@ describe("ir21 login (scripted)", () => {
     const after = cli.profile().session.cookie;
     expect(after).not.toBe(before);
     const sessions = (await cli.run(["--json", "sessions", "list"])).json();
-    expect(sessions.items).toHaveLength(1);
-    expect(sessions.items[0].current).toBe(true);
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0].current).toBe(true);
   });
 });
 

@@ -31,8 +31,8 @@ afterAll(async () => {
 const withKey = (path: string) => server.json(path, { headers: { "x-api-key": key } });
 
 describe("ir21 api", () => {
-  it("GET prints the route's answer as the server sent it, with the profile's API key", async () => {
-    const result = await cli.run(["api", "GET", "/v1/meta"], { env: keyEnv });
+  it("GET (the default method) prints the route's answer as the server sent it, with the profile's API key", async () => {
+    const result = await cli.run(["api", "/v1/meta"], { env: keyEnv });
     expect(result.code).toBe(0);
     const direct = await withKey("/v1/meta");
     const printed = result.json();
@@ -40,22 +40,25 @@ describe("ir21 api", () => {
     expect(printed.data.dataset_version).toBe(direct.body.data.dataset_version);
     expect(printed.data.counts).toEqual(direct.body.data.counts);
     // The full projection needs the key: number ranges answer only with it.
-    expect((await cli.run(["api", "GET", "/v1/number-ranges?limit=1"], { env: keyEnv })).json().data.items).toHaveLength(1);
+    expect((await cli.run(["api", "/v1/number-ranges?limit=1"], { env: keyEnv })).json().data.items).toHaveLength(1);
   });
 
-  it("--field goes in the query for GET and in a typed JSON body for POST; --data sends JSON as given", async () => {
-    const query = await cli.run(["api", "GET", "/v1/networks", "--field", "country=CN", "-F", "limit=2"], { env: keyEnv });
+  it("--field goes in the query for GET and in a typed JSON body for -X POST; --data sends JSON as given (POST by default)", async () => {
+    const query = await cli.run(["api", "/v1/networks", "--field", "country=CN", "-F", "limit=2"], { env: keyEnv });
     expect(query.json().data.items.map((n: { id: string }) => n.id)).toEqual((await withKey("/v1/networks?country=CN&limit=2")).body.data.items.map((n: { id: string }) => n.id));
-    const batch = await cli.run(["api", "POST", "/v1/lookup/batch", "--data", '{"numbers":["+8613912345678","12"]}'], { env: keyEnv });
+    const batch = await cli.run(["api", "/v1/lookup/batch", "--data", '{"numbers":["+8613912345678","12"]}'], { env: keyEnv });
     expect(batch.code).toBe(0);
     expect(batch.json().data.items.map((i: { range_holder?: string; error?: { code: string } }) => i.range_holder ?? i.error?.code)).toEqual(["China Mobile", "INVALID_REQUEST"]);
-    const fromStdin = await cli.run(["api", "post", "/v1/lookup/batch", "--data", "@-"], { env: keyEnv, input: '{"numbers":["+8613912345678"]}' });
+    const fromStdin = await cli.run(["api", "-X", "post", "/v1/lookup/batch", "--data", "@-"], { env: keyEnv, input: '{"numbers":["+8613912345678"]}' });
     expect(fromStdin.json().data.items[0].range_holder).toBe("China Mobile");
+    const typedBody = await cli.run(["api", "--method", "POST", "/v1/lookup/batch", "-F", "numbers=+8613912345678"], { env: keyEnv });
+    expect(typedBody.code).toBe(2); // numbers must be an array: the body went as JSON and the service said so
+    expect(typedBody.stderr).toMatch(/^error: INVALID_REQUEST: /m);
   });
 
   it("uses the login's session for console routes, and -i prints the status and headers first", async () => {
     await cli.login();
-    const usage = await cli.run(["api", "GET", "/console/usage", "-i"]);
+    const usage = await cli.run(["api", "/console/usage", "-i"]);
     expect(usage.code).toBe(0);
     expect(usage.stdout).toMatch(/^HTTP 200\b.*\n/);
     expect(usage.stdout).toMatch(/^x-request-id: req_/m);
@@ -64,16 +67,22 @@ describe("ir21 api", () => {
   });
 
   it("a non-2xx answer prints its body on stdout and the error on stderr, with the CLI's exit codes", async () => {
-    const missing = await cli.run(["api", "GET", "/v1/countries/ZZ"], { env: keyEnv });
+    const missing = await cli.run(["api", "/v1/countries/ZZ"], { env: keyEnv });
     expect(missing.code).toBe(2);
     expect(missing.json()).toMatchObject({ code: "NOT_FOUND" });
     expect(missing.stderr).toMatch(/^error: NOT_FOUND: /m);
-    const anonymous = await cli.run(["api", "GET", "/v1/number-ranges"], { env: { IR21_API_KEY: undefined, XDG_CONFIG_HOME: join(cli.home, "empty-config") } });
+    const anonymous = await cli.run(["api", "/v1/number-ranges"], { env: { IR21_API_KEY: undefined, XDG_CONFIG_HOME: join(cli.home, "empty-config") } });
     expect(anonymous.code).toBe(3);
   });
 
-  it("refuses a bad method, a path without /, --data with --field, and --data that is not JSON, before any request", async () => {
-    for (const args of [["api", "FETCH", "/v1/meta"], ["api", "GET", "v1/meta"], ["api", "POST", "/v1/lookup/batch", "--data", "{}", "--field", "a=1"], ["api", "POST", "/v1/lookup/batch", "--data", "{not json"]]) {
+  it("refuses a bad method, a path without /, --data with --field, --data with GET, and --data that is not JSON, before any request", async () => {
+    for (const args of [
+      ["api", "-X", "FETCH", "/v1/meta"],
+      ["api", "v1/meta"],
+      ["api", "/v1/lookup/batch", "--data", "{}", "--field", "a=1"],
+      ["api", "-X", "GET", "/v1/meta", "--data", "{}"],
+      ["api", "/v1/lookup/batch", "--data", "{not json"],
+    ]) {
       const result = await cli.run(args, { env: { IR21_BASE_URL: "http://127.0.0.1:9" } });
       expect(result.code, args.join(" ")).toBe(1);
       expect(result.stderr).not.toContain("NETWORK_ERROR");
@@ -85,7 +94,7 @@ describe("ir21 networks, capabilities and lookup of several numbers", () => {
   it("networks lists what /v1/networks answers, filters by MCC, shows one, and checks MCC/MNC locally", async () => {
     const listed = (await cli.run(["--json", "networks", "--country", "CN", "--all"], { env: keyEnv })).json();
     const direct = (await withKey("/v1/networks?country=CN&limit=1000")).body.data;
-    expect(listed.items.map((n: { id: string }) => n.id)).toEqual(direct.items.map((n: { id: string }) => n.id));
+    expect(listed.map((n: { id: string }) => n.id)).toEqual(direct.items.map((n: { id: string }) => n.id));
     const one = (await cli.run(["--json", "networks", direct.items[0].id], { env: keyEnv })).json();
     expect(one).toEqual((await withKey(`/v1/networks/${direct.items[0].id}`)).body.data);
     const piped = await cli.run(["networks", "--mcc", "460"], { env: keyEnv });
@@ -98,8 +107,8 @@ describe("ir21 networks, capabilities and lookup of several numbers", () => {
   it("capabilities lists what /v1/capabilities answers (a key or a login needed)", async () => {
     const listed = (await cli.run(["--json", "capabilities", "--country", "CN", "--all"], { env: keyEnv })).json();
     const direct = (await withKey("/v1/capabilities?country=CN&limit=1000")).body.data;
-    expect(listed.items.length).toBeGreaterThan(0);
-    expect(listed.items).toEqual(direct.items);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed).toEqual(direct.items);
     const anonymous = await cli.run(["capabilities"], { env: { XDG_CONFIG_HOME: join(cli.home, "nobody") } });
     expect(anonymous.code).toBe(3);
   });
@@ -109,7 +118,7 @@ describe("ir21 networks, capabilities and lookup of several numbers", () => {
     const args = await cli.run(["--json", "lookup", ...numbers], { env: keyEnv });
     expect(args.code).toBe(0);
     const direct = (await server.json("/v1/lookup/batch", { method: "POST", headers: { "x-api-key": key }, body: { numbers } })).body.data;
-    expect(args.json()).toEqual(direct);
+    expect(args.json()).toEqual(direct.items);
     // 150 numbers from stdin, comments and blank lines skipped: two requests, answers in the order given.
     const many = Array.from({ length: 150 }, (_, i) => `+86139${String(10_000_000 + i)}`);
     const before = (await withKey("/v1/meta")).body.meta;
@@ -145,7 +154,18 @@ describe("ir21 completion", () => {
     expect(complete(result.stdout, ["ir21", "--profile", "work", "keys", "cr"])).toEqual(["create"]);
     expect(complete(result.stdout, ["ir21", "deliveries", "list", "--status", ""])).toEqual(["pending", "delivered", "failed", "cancelled"]);
     expect(complete(result.stdout, ["ir21", "--color", "a"])).toEqual(["auto", "always"]);
-    expect(complete(result.stdout, ["ir21", "export", "--format", ""])).toEqual(["csv", "snapshot"]);
+    expect(complete(result.stdout, ["ir21", "export", ""])).toEqual(["snapshot", "countries", "operators", "networks", "number-ranges", "capabilities"]);
+    expect(complete(result.stdout, ["ir21", "export", "op"])).toEqual(["operators"]);
+    expect(complete(result.stdout, ["ir21", "config", "unset", ""])).toEqual(["base-url", "api-key", "session"]);
+    // Only the first argument has those values: after it, flags.
+    expect(complete(result.stdout, ["ir21", "config", "set", "base-url", "--j"])).toEqual(["--json"]);
+    expect(complete(result.stdout, ["ir21", "export", "operators", ""])).not.toContain("snapshot");
+    // The new flag names complete; the 0.1 spellings (still accepted, with a warning) are not offered.
+    expect(complete(result.stdout, ["ir21", "webhooks", "create", "--ev"])).toEqual(["--events"]);
+    expect(complete(result.stdout, ["ir21", "changes", "--cou"])).toEqual(["--countries"]);
+    expect(complete(result.stdout, ["ir21", "webhooks", "create", "--u"])).toEqual([]);
+    expect(complete(result.stdout, ["ir21", "operators", "--se"])).toEqual(["--search"]);
+    expect(complete(result.stdout, ["ir21", "api", "--me"])).toEqual(["--method"]);
     expect(complete(result.stdout, ["ir21", "completion", ""])).toEqual(["bash", "zsh", "fish"]);
     expect(complete(result.stdout, ["ir21", "webhooks", "rotate-secret", "--gr"])).toEqual(["--grace"]);
   });
@@ -176,11 +196,14 @@ describe("output and local checks", () => {
     const piped = await cli.run(["countries"]);
     const direct = (await server.json("/v1/countries")).body.data.items as Array<{ iso2: string; name: string }>;
     expect(piped.stdout.trim().split("\n").map((line) => line.split("\t").slice(0, 3))).toEqual(direct.map((c) => [c.iso2, expect.any(String), c.name]));
-    const narrow = await cli.run(["operators", "--country", "CN"], { env: { ...keyEnv, IR21_FORCE_TTY: "50" } });
+    const narrow = await cli.run(["operators", "--country", "CN"], { env: { ...keyEnv, IR21_FORCE_TTY: "60" } });
     const lines = narrow.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^ID\s+COUNTRY/);
-    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(50);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(60);
     expect(narrow.stdout).toContain("…");
+    // The other columns gave way; the ids (to copy into `ir21 operators <operator-id>`) are whole.
+    const ids = (await withKey("/v1/operators?country=CN")).body.data.items.map((o: { id: string }) => o.id);
+    expect(lines.slice(1).map((line) => line.split(/\s+/)[0]).sort()).toEqual([...ids].sort());
   });
 
   it("--color always colours even a pipe; never and auto (a pipe) do not", async () => {
@@ -197,11 +220,11 @@ describe("output and local checks", () => {
   it("refuses an unknown event type, a grace out of range and a malformed ETag before any request; short event names are accepted", async () => {
     const offline = { IR21_BASE_URL: "http://127.0.0.1:9", IR21_API_KEY: "ir21_x" };
     const cases: Array<[string[], string]> = [
-      [["changes", "--since", "none", "--type", "operator.renamed"], 'Unknown event type "operator.renamed"'],
-      [["webhooks", "create", "--url", "https://example.com/h", "--event", "ir21.nope"], 'Unknown event type "ir21.nope"'],
+      [["changes", "--since", "none", "--events", "operator.renamed"], 'Unknown event type "operator.renamed"'],
+      [["webhooks", "create", "https://example.com/h", "--events", "ir21.nope"], 'Unknown event type "ir21.nope"'],
       [["webhooks", "rotate-secret", "whk_x", "--grace", "90000"], "--grace must be 0 to 86400"],
       [["webhooks", "rotate-secret", "whk_x", "--grace", "1h"], "--grace must be a whole number"],
-      [["export", "--format", "snapshot", "-o", join(cli.home, "s.json"), "--if-none-match", 'a"b'], "--if-none-match is not an ETag"],
+      [["export", "snapshot", "-o", join(cli.home, "s.json"), "--if-none-match", 'a"b'], "--if-none-match is not an ETag"],
     ];
     for (const [args, message] of cases) {
       const result = await cli.run(args, { env: offline });
@@ -210,16 +233,16 @@ describe("output and local checks", () => {
       expect(result.stderr).not.toContain("NETWORK_ERROR");
     }
     // Short and long forms reach the server as the long form.
-    const short = await cli.run(["--json", "changes", "--since", "none", "--type", "operator.updated,ir21.catalog.updated"], { env: keyEnv });
+    const short = await cli.run(["--json", "changes", "--since", "none", "--events", "operator.updated,ir21.catalog.updated"], { env: keyEnv });
     expect(short.code).toBe(0);
     expect(short.json().items.every((e: { type: string }) => ["ir21.operator.updated", "ir21.catalog.updated"].includes(e.type))).toBe(true);
   });
 
   it("a bare version is quoted for If-None-Match: an unchanged snapshot is not downloaded", async () => {
-    const first = await cli.run(["--json", "export", "--format", "snapshot", "-o", join(cli.home, "snap.json")], { env: keyEnv });
+    const first = await cli.run(["--json", "export", "snapshot", "-o", join(cli.home, "snap.json")], { env: keyEnv });
     const etag: string = first.json().etag;
     expect(etag).toMatch(/^".+"$/);
-    const again = await cli.run(["--json", "export", "--format", "snapshot", "-o", join(cli.home, "snap.json"), "--if-none-match", etag.slice(1, -1)], { env: keyEnv });
+    const again = await cli.run(["--json", "export", "snapshot", "-o", join(cli.home, "snap.json"), "--if-none-match", etag.slice(1, -1)], { env: keyEnv });
     expect(again.json()).toMatchObject({ not_modified: true });
   });
 

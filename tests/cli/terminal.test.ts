@@ -104,7 +104,7 @@ describe("interactive login in a terminal", () => {
 
     // The saved login works from a plain (non-terminal) run.
     const me = await cli.run(["--json", "whoami"]);
-    expect(me.json().user.phone).toBe(`+86${phone}`);
+    expect(me.json().phone).toBe(`+86${phone}`);
   });
 
   it("declining the agreement sends nothing (exit 1); Ctrl-C at a prompt exits 130", async () => {
@@ -131,7 +131,7 @@ describe("interactive login in a terminal", () => {
     const cli = new CliSandbox(server);
     sandboxes.push(cli);
     await cli.login();
-    const { item } = (await cli.run(["--json", "keys", "create", "to-revoke"])).json();
+    const item = (await cli.run(["--json", "keys", "create", "to-revoke"])).json();
     const term = new Terminal(cli, ["keys", "revoke", item.id]);
     await term.waitFor(new RegExp(`Revoke API key ${item.id}\\?`));
     term.keys("Left");
@@ -139,6 +139,6 @@ describe("interactive login in a terminal", () => {
     const screen = await term.waitFor(/EXIT=\d+/);
     expect(screen).toContain("EXIT=0");
     expect(screen).toContain(`Revoked API key ${item.id}`);
-    expect((await cli.run(["--json", "keys", "list"])).json().items[0].revoked_at).not.toBeNull();
+    expect((await cli.run(["--json", "keys", "list"])).json()[0].revoked_at).not.toBeNull();
   });
 });

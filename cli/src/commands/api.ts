@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { leaf, type Ir21Command } from "../command.ts";
+import { leaf, oldSpellingNotice, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { apiErrorOf } from "../sdk.ts";
@@ -20,22 +20,31 @@ export function apiCommand(rt: Runtime): Ir21Command {
     summary: "Make an authenticated request to any route and print the answer",
     details: [
       "The path is relative to the server (--base-url / IR21_BASE_URL / the profile) and may carry a query.",
+      "The method is GET, or POST when --data gives a body; -X/--method sets any (as gh api does).",
       "Credentials: the API key (--api-key, IR21_API_KEY or the profile's) as X-API-Key, and the profile's",
       "login as its session cookie, whichever exist. --field key=value builds a JSON body (numbers, true,",
       "false and null typed; --raw-field keeps strings as they are); for GET, HEAD and DELETE the fields go",
       "in the query string instead. --data sends a JSON body as given (@file or @- for stdin).",
+      "The answer's body is printed as it came (JSON indented), with or without --json.",
     ].join("\n"),
     examples: [
-      "ir21 api GET /v1/meta",
-      "ir21 api GET /v1/networks --field country=CN --field limit=5",
-      "ir21 api POST /v1/lookup/batch --data '{\"numbers\":[\"+8613912345678\"]}'",
-      "ir21 api GET /console/usage -i",
-      "ir21 api POST /console/api-keys --field name=ci",
+      "ir21 api /v1/meta",
+      "ir21 api /v1/networks --field country=CN --field limit=5",
+      "ir21 api /v1/lookup/batch --data '{\"numbers\":[\"+8613912345678\"]}'",
+      "ir21 api /console/usage -i",
+      "ir21 api -X POST /console/api-keys --field name=ci",
+      "ir21 api -X DELETE /console/api-keys/key_01jd…",
     ],
     repeatable: ["field", "raw-field", "header"],
+    // 0.1 took the method first: `ir21 api GET /v1/meta`.
+    oldArguments: (given) => {
+      if (given.length !== 2 || !METHODS.includes(given[0]!.toUpperCase()) || !given[1]!.startsWith("/")) return null;
+      const method = given[0]!.toUpperCase();
+      return { given: [given[1]!], flags: [`--method=${method}`], notice: oldSpellingNotice(`\`ir21 api ${given[0]} <path>\``, `\`ir21 api <path>${method === "GET" ? "" : ` -X ${method}`}\``) };
+    },
     args: {
-      method: { type: "positional", required: true, description: `The HTTP method: ${METHODS.join(", ")}` },
-      path: { type: "positional", required: true, description: "The route, starting with /, e.g. /v1/meta" },
+      path: { type: "positional", required: true, description: "The route, starting with /, e.g. /v1/meta (a query may follow)" },
+      method: { type: "string", alias: "X", valueHint: "method", description: `The HTTP method: ${METHODS.join(", ")} (default GET, or POST with --data)` },
       data: { type: "string", alias: "d", valueHint: "json|@file|@-", description: "The request body, JSON" },
       field: { type: "string", alias: "F", valueHint: "key=value", description: "A typed field of the body or query (repeatable)" },
       "raw-field": { type: "string", alias: "f", valueHint: "key=value", description: "A string field of the body or query (repeatable)" },
@@ -43,7 +52,7 @@ export function apiCommand(rt: Runtime): Ir21Command {
       include: { type: "boolean", alias: "i", description: "Print the status line and the response headers before the body" },
     },
     run: async (args) => {
-      const method = args.method.toUpperCase();
+      const method = (args.method ?? (args.data !== undefined ? "POST" : "GET")).toUpperCase();
       if (!METHODS.includes(method)) throw new UsageError(`Unknown method "${args.method}"`, `One of ${METHODS.join(", ")}`);
       if (!args.path.startsWith("/") || args.path.startsWith("//")) throw new UsageError(`The path must start with one /, e.g. /v1/meta (got "${args.path}")`);
       const fields = [...parseFields(rt.repeated.field, "--field", typed), ...parseFields(rt.repeated["raw-field"], "--raw-field", (v) => v)];
@@ -57,7 +66,7 @@ export function apiCommand(rt: Runtime): Ir21Command {
       }
       let body: string | undefined;
       if (args.data !== undefined) {
-        if (QUERY_METHODS.has(method) && method !== "DELETE") throw new UsageError(`${method} takes no body: use --field for query parameters`);
+        if (QUERY_METHODS.has(method) && method !== "DELETE") throw new UsageError(`${method} takes no body: use --field for query parameters, or -X POST for a body`);
         body = await dataOf(rt, args.data);
       } else if (fields.length > 0) {
         if (QUERY_METHODS.has(method)) for (const [key, value] of fields) url.searchParams.append(key, value === null ? "" : String(value));

@@ -49,11 +49,11 @@ export function authCommands(rt: Runtime): Record<string, Ir21Command> {
     whoami: leaf({
       category: "Account",
       summary: "Show the signed-in account",
-      examples: ["ir21 whoami", "ir21 --json whoami"],
+      examples: ["ir21 whoami", "ir21 --json whoami | jq -r .phone"],
       args: {},
       run: async () => {
         const { user } = await rt.console().auth.me.query();
-        rt.out.result({ user }, () =>
+        rt.out.result(user, () =>
           rt.out.fields([
             ["Phone", user.phone],
             ["User", user.id],
@@ -63,6 +63,7 @@ export function authCommands(rt: Runtime): Record<string, Ir21Command> {
             ["Server", rt.baseUrl().value],
             ["Profile", rt.profile.name],
           ]),
+          { user },
         );
       },
     }),

@@ -13,10 +13,12 @@ export function completionCommand(rt: Runtime, root: () => Ir21Command): Ir21Com
       "  bash  ~/.bashrc:    source <(ir21 completion bash)",
       "  zsh   ~/.zshrc:     source <(ir21 completion zsh)",
       "  fish  once:         ir21 completion fish > ~/.config/fish/completions/ir21.fish",
-      "Commands, flags and the values of flags with a fixed set (--status, --format, --color…) complete.",
+      "Commands, flags, the values of flags with a fixed set (--status, --color…) and of arguments with one",
+      "(export's <resource>, config's <setting>, this command's <shell>) complete.",
     ].join("\n"),
     examples: ["ir21 completion bash", "source <(ir21 completion zsh)", "ir21 completion fish > ~/.config/fish/completions/ir21.fish"],
-    args: { shell: { type: "positional", required: true, description: `One of ${SHELLS.join(", ")}` } },
+    choices: SHELLS,
+    args: { shell: { type: "positional", required: true, description: `The shell: ${SHELLS.join(", ")}` } },
     run: async (args) => {
       if (!(SHELLS as readonly string[]).includes(args.shell)) throw new UsageError(`Unknown shell "${args.shell}"`, `One of ${SHELLS.join(", ")}`);
       rt.io.stdout.write(completionScript(args.shell as Shell, root()));

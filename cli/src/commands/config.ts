@@ -51,12 +51,13 @@ export function configCommand(rt: Runtime): Ir21Command {
         summary: "Save a setting in the profile",
         details: "base-url: the server for this profile. api-key: a key for data commands (- reads it from stdin, keeping it out of shell history).",
         examples: ["ir21 config set base-url https://ir21.example.com", "ir21 config set api-key - < key.txt"],
+        choices: KEYS,
         args: {
-          key: { type: "positional", required: true, description: `One of: ${KEYS.join(", ")}` },
-          value: { type: "positional", required: true, description: "The value (for api-key, - reads stdin)" },
+          setting: { type: "positional", required: true, description: `The setting: ${KEYS.join(" or ")}` },
+          value: { type: "positional", required: true, description: "Its value: a URL for base-url; a key for api-key, or - to read it from stdin" },
         },
         run: async (args) => {
-          const key = oneOf(args.key, KEYS);
+          const key = oneOf(args.setting, KEYS);
           if (key === "base-url") {
             // Validated before saving: a profile with an unusable URL would break every later command.
             const baseUrl = normaliseBaseUrl(args.value, "flag");
@@ -75,11 +76,12 @@ export function configCommand(rt: Runtime): Ir21Command {
       unset: leaf({
         summary: "Remove a setting from the profile (session: forget the login without revoking it)",
         examples: ["ir21 config unset api-key", "ir21 --profile old config unset session"],
+        choices: UNSET_KEYS,
         args: {
-          key: { type: "positional", required: true, description: `One of: ${UNSET_KEYS.join(", ")}` },
+          setting: { type: "positional", required: true, description: `The setting: ${UNSET_KEYS.join(", ")}` },
         },
         run: async (args) => {
-          const key = oneOf(args.key, UNSET_KEYS);
+          const key = oneOf(args.setting, UNSET_KEYS);
           const field = ({ "base-url": "base_url", "api-key": "api_key", session: "session" } as const)[key];
           rt.profile.update((profile) => ({ ...profile, [field]: undefined }));
           rt.out.success(`Removed ${key} from profile "${rt.profile.name}"`);

@@ -2,8 +2,8 @@ import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { DataApi } from "../sdk.ts";
-import { integer, listOf, longEventType, readStdin } from "./shared.ts";
+import type { DataApi, EventType } from "../sdk.ts";
+import { EVENT_FILTER_FLAGS, eventTypesOf, integer, listOf, moreHint, readStdin } from "./shared.ts";
 
 /**
  * The catalogue (/v1): lookups, countries, operators, number ranges, the change log and the dataset's
@@ -21,6 +21,7 @@ const PAGE_FLAGS = {
 } as const;
 
 const CREDENTIALS_NOTE = "Uses --api-key / IR21_API_KEY / the profile's key, else your login, else anonymous access.";
+const LIST_JSON_NOTE = "--json prints the array of items (every page's with --all); `ir21 api` gives the raw page with its next_cursor.";
 
 export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
   return {
@@ -41,23 +42,28 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         "ir21 lookup +8613912345678 +8613012345678 +447700900123",
         "cut -f1 numbers.tsv | ir21 lookup - --country CN",
       ],
-      variadic: "more numbers",
+      variadic: "more-numbers",
       args: {
-        value: { type: "positional", required: true, description: "A phone number (E.164, or national with --country) or an IMSI; several numbers, or - to read them from stdin (one a line), are looked up in batches of 100" },
+        "number-or-imsi": {
+          type: "positional",
+          required: true,
+          description: "A phone number (E.164 such as +8613912345678, or national with --country) or an IMSI (14-15 digits); several numbers, or - to read them from stdin (one a line), are looked up in batches of 100",
+        },
         country: { type: "string", valueHint: "CC", description: "The country of a national number (ISO alpha-2)" },
         imsi: { type: "boolean", description: "Treat the value as an IMSI" },
         number: { type: "boolean", description: "Treat the value as a phone number" },
       },
       run: async (args) => {
         if (args.imsi && (args.number || args.country)) throw new UsageError("--imsi does not go with --number or --country");
+        const value = args["number-or-imsi"];
         const extra = (args._ as string[]).slice(1);
-        if (extra.length > 0 || args.value === "-") {
+        if (extra.length > 0 || value === "-") {
           if (args.imsi) throw new UsageError("--imsi looks up one IMSI; several values are phone numbers");
-          const numbers = args.value === "-" ? await numbersFromStdin(rt, extra) : [args.value, ...extra];
+          const numbers = value === "-" ? await numbersFromStdin(rt, extra) : [value, ...extra];
           await lookupMany(rt, numbers, args.country);
           return;
         }
-        const compact = args.value.replace(/[\s-]/g, "");
+        const compact = value.replace(/[\s-]/g, "");
         const asImsi = args.imsi || (!args.number && !args.country && /^\d{14,15}$/.test(compact));
         const client = rt.data();
         if (asImsi) {
@@ -74,7 +80,7 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
           });
           return;
         }
-        const { data } = await client.lookup(args.value, { country: args.country });
+        const { data } = await client.lookup(value, { country: args.country });
         rt.out.result(data, () => {
           rt.out.fields([
             ["Number", data.number],
@@ -94,21 +100,23 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
     countries: leaf({
       category: "Data",
       summary: "List countries (or show one) with calling codes and MCCs",
-      examples: ["ir21 countries", "ir21 countries CN", "ir21 --json countries | jq -r '.items[].iso2'"],
-      args: { iso2: { type: "positional", required: false, description: "One country's ISO alpha-2 code" } },
+      details: "--json prints the array of countries, or the one country asked for.",
+      examples: ["ir21 countries", "ir21 countries CN", "ir21 --json countries | jq -r '.[].iso2'"],
+      args: { "country-code": { type: "positional", required: false, description: "One country's ISO alpha-2 code, e.g. CN" } },
       run: async (args) => {
         const client = rt.data();
-        if (args.iso2) {
-          const { data } = await client.countries.get(args.iso2);
+        const iso2 = args["country-code"];
+        if (iso2) {
+          const { data } = await client.countries.get(iso2);
           rt.out.result(data, () => rt.out.fields(countryFields(data)));
           return;
         }
         const { data } = await client.countries.list();
-        rt.out.result(data, () =>
+        rt.out.result(data.items, () =>
           rt.out.table(
             data.items,
             [
-              { header: "ISO2", value: (c) => c.iso2 },
+              { header: "ISO2", value: (c) => c.iso2, id: true },
               { header: "ISO3", value: (c) => c.iso3 },
               { header: "NAME", value: (c) => c.name },
               { header: "中文", value: (c) => c.name_zh },
@@ -117,24 +125,27 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
             ],
             "No countries in the current dataset.",
           ),
+          data,
         );
       },
     }),
     operators: leaf({
       category: "Data",
       summary: "List operators (or show one with its networks)",
-      details: CREDENTIALS_NOTE,
-      examples: ["ir21 operators --country CN", "ir21 operators --q mobile", "ir21 operators cn.china-mobile", "ir21 --json operators --country CN --all"],
+      details: `${CREDENTIALS_NOTE}\n${LIST_JSON_NOTE}`,
+      examples: ["ir21 operators --country CN", "ir21 operators --search mobile", "ir21 operators cn.china-mobile", "ir21 --json operators --country CN --all"],
+      oldSpellings: { q: { flag: "search" } },
       args: {
-        id: { type: "positional", required: false, description: "One operator's id, e.g. cn.china-mobile" },
+        "operator-id": { type: "positional", required: false, description: "One operator's id, e.g. cn.china-mobile" },
         country: { type: "string", valueHint: "CC", description: "Only this country's operators" },
-        q: { type: "string", valueHint: "text", description: "Search name, brand and local name (2 characters or more)" },
+        search: { type: "string", valueHint: "text", description: "Search name, brand and local name (2 characters or more)" },
         ...PAGE_FLAGS,
       },
       run: async (args) => {
         const client = rt.data();
-        if (args.id) {
-          const { data } = await client.operators.get(args.id);
+        const id = args["operator-id"];
+        if (id) {
+          const { data } = await client.operators.get(id);
           rt.out.result(data, () => {
             rt.out.fields([
               ["Operator", data.id],
@@ -156,7 +167,7 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
             rt.out.table(
               data.networks ?? [],
               [
-                { header: "NETWORK", value: (n) => n.id },
+                { header: "NETWORK", value: (n) => n.id, id: true },
                 { header: "NAME", value: (n) => n.name },
                 { header: "TYPE", value: (n) => n.network_type },
                 { header: "TECHNOLOGIES", value: (n) => n.technologies?.join(" ") },
@@ -167,12 +178,12 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
           });
           return;
         }
-        const page = await pageOf(client.operators, { country: args.country, q: args.q }, args);
-        rt.out.result(page, () => {
+        const page = await pageOf(client.operators, { country: args.country, q: args.search }, args);
+        rt.out.result(page.items, () => {
           rt.out.table(
             page.items,
             [
-              { header: "ID", value: (o) => o.id },
+              { header: "ID", value: (o) => o.id, id: true },
               { header: "COUNTRY", value: (o) => o.country_iso2 },
               { header: "NAME", value: (o) => o.name },
               { header: "LOCAL NAME", value: (o) => o.name_local },
@@ -181,14 +192,14 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
             ],
             "No operators match.",
           );
-          moreHint(rt, page, "operators");
-        });
+        }, page);
+        moreHint(rt, page.items.length, page.next_cursor, commandLine("operators", { country: args.country, search: args.search, limit: args.limit }));
       },
     }),
     ranges: leaf({
       category: "Data",
       summary: "List number ranges (MSISDN prefixes and IMSI ranges)",
-      details: `Needs an API key or a login. ${CREDENTIALS_NOTE}`,
+      details: `Needs an API key or a login. ${CREDENTIALS_NOTE}\n${LIST_JSON_NOTE}`,
       examples: ["ir21 ranges --country CN --kind mobile", "ir21 ranges --prefix 86139", "ir21 ranges --operator cn.china-mobile --all --json > ranges.json"],
       args: {
         country: { type: "string", valueHint: "CC", description: "Only this country" },
@@ -202,22 +213,22 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         const client = rt.data();
         const query = { country: args.country, operator: args.operator, kind: args.kind as "mobile" | undefined, plan: args.plan as "e164" | undefined, prefix: args.prefix };
         const page = await pageOf(client.numberRanges, query, args);
-        rt.out.result(page, () => {
+        rt.out.result(page.items, () => {
           rt.out.table(
             page.items,
             [
-              { header: "ID", value: (r) => r.id },
+              { header: "ID", value: (r) => r.id, id: true },
               { header: "PLAN", value: (r) => r.plan },
               { header: "KIND", value: (r) => r.kind },
               { header: "COUNTRY", value: (r) => r.country_iso2 },
               { header: "RANGE", value: (r) => r.prefix ?? `${r.start}-${r.end}` },
               { header: "HOLDER", value: (r) => r.range_holder_local ?? r.range_holder },
-              { header: "OPERATOR", value: (r) => r.operator_id },
+              { header: "OPERATOR", value: (r) => r.operator_id, id: true },
             ],
             "No number ranges match.",
           );
-          moreHint(rt, page, "ranges");
-        });
+        }, page);
+        moreHint(rt, page.items.length, page.next_cursor, commandLine("ranges", { country: args.country, operator: args.operator, kind: args.kind, plan: args.plan, prefix: args.prefix, limit: args.limit }));
       },
     }),
     changes: leaf({
@@ -227,14 +238,17 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         "Events after --since (exclusive; none for the whole log), oldest first. Follow the pages, then use",
         "current_version as the next --since. ir21.catalog.updated (reload the snapshot) always comes through",
         `the filters. Needs an API key or a login. ${CREDENTIALS_NOTE}`,
+        "--json prints {items, next_cursor, current_version}: unlike other lists, the version to catch up",
+        "from next time is part of the answer, so the page is printed whole.",
       ].join("\n"),
-      examples: ["ir21 changes --since 2026-11-23.000001", "ir21 changes --since none --all --json > changes.json", "ir21 changes --since 2026-11-23.000001 --type ir21.operator.updated --country CN"],
-      repeatable: ["type", "country", "operator"],
+      examples: ["ir21 changes --since 2026-11-23.000001", "ir21 changes --since none --all --json > changes.json", "ir21 changes --since 2026-11-23.000001 --events operator.updated --countries CN"],
+      repeatable: ["events", "countries", "operators"],
+      oldSpellings: { type: { flag: "events" }, country: { flag: "countries" }, operator: { flag: "operators" } },
       args: {
         since: { type: "string", valueHint: "version", required: true, description: "The dataset version you hold, or none" },
-        type: { type: "string", valueHint: "event-type", description: "Only these event types (repeatable or comma-separated)" },
-        country: { type: "string", valueHint: "CC", description: "Only these countries (repeatable or comma-separated)" },
-        operator: { type: "string", valueHint: "id", description: "Only these operators (repeatable or comma-separated)" },
+        events: { ...EVENT_FILTER_FLAGS.events, description: `${EVENT_FILTER_FLAGS.events.description} (default every type; ir21.catalog.updated always comes)` },
+        countries: EVENT_FILTER_FLAGS.countries,
+        operators: EVENT_FILTER_FLAGS.operators,
         ...PAGE_FLAGS,
       },
       run: async (args) => {
@@ -242,9 +256,9 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         const filter = {
           since: args.since,
           // Short or long forms; a typo is a usage error before any request.
-          types: rt.repeated.type ? [...new Set(listOf(rt.repeated.type).map(longEventType))] : undefined,
-          country: rt.repeated.country ? listOf(rt.repeated.country) : undefined,
-          operator: rt.repeated.operator ? listOf(rt.repeated.operator) : undefined,
+          types: rt.repeated.events ? selectedTypes(rt.repeated.events) : undefined,
+          country: rt.repeated.countries ? listOf(rt.repeated.countries) : undefined,
+          operator: rt.repeated.operators ? listOf(rt.repeated.operators) : undefined,
         };
         const limit = integer(args.limit, "--limit", { min: 1, max: 1000 });
         let page: Awaited<ReturnType<DataApi["changes"]["list"]>>["data"];
@@ -265,11 +279,11 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
           rt.out.table(
             result.items,
             [
-              { header: "EVENT", value: (e) => e.id },
+              { header: "EVENT", value: (e) => e.id, id: true },
               { header: "TYPE", value: (e) => e.type.replace(/^ir21\./, "") },
               { header: "VERSION", value: (e) => e.dataset_version },
               { header: "COUNTRY", value: (e) => e.country_iso2 },
-              { header: "OPERATOR", value: (e) => e.operator_id },
+              { header: "OPERATOR", value: (e) => e.operator_id, id: true },
               { header: "OCCURRED", value: (e) => humanTime(e.occurred_at) },
             ],
             "No changes.",
@@ -282,10 +296,10 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
     networks: leaf({
       category: "Data",
       summary: "List mobile networks (PLMNs: MCC-MNC, TADIG), or show one",
-      details: CREDENTIALS_NOTE,
+      details: `${CREDENTIALS_NOTE}\n${LIST_JSON_NOTE}`,
       examples: ["ir21 networks --country CN", "ir21 networks --mcc 460 --mnc 00", "ir21 networks 460-00", "ir21 networks --tadig CHNCT", "ir21 --json networks --operator cn.china-mobile --all"],
       args: {
-        id: { type: "positional", required: false, description: "One network's id (MCC-MNC), e.g. 460-00" },
+        "network-id": { type: "positional", required: false, description: "One network's id (MCC-MNC), e.g. 460-00" },
         country: { type: "string", valueHint: "CC", description: "Only this country's networks" },
         operator: { type: "string", valueHint: "id", description: "Only this operator's networks" },
         mcc: { type: "string", valueHint: "digits", description: "Mobile country code (3 digits)" },
@@ -297,8 +311,9 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         if (args.mcc !== undefined && !/^\d{3}$/.test(args.mcc)) throw new UsageError(`--mcc must be 3 digits, got "${args.mcc}"`);
         if (args.mnc !== undefined && !/^\d{2,3}$/.test(args.mnc)) throw new UsageError(`--mnc must be 2 or 3 digits, got "${args.mnc}"`);
         const client = rt.data();
-        if (args.id) {
-          const { data } = await client.networks.get(args.id);
+        const id = args["network-id"];
+        if (id) {
+          const { data } = await client.networks.get(id);
           rt.out.result(data, () =>
             rt.out.fields([
               ["Network", data.id],
@@ -316,28 +331,28 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
           return;
         }
         const page = await pageOf(client.networks, { country: args.country, operator: args.operator, mcc: args.mcc, mnc: args.mnc, tadig: args.tadig }, args);
-        rt.out.result(page, () => {
+        rt.out.result(page.items, () => {
           rt.out.table(
             page.items,
             [
-              { header: "ID", value: (n) => n.id },
+              { header: "ID", value: (n) => n.id, id: true },
               { header: "COUNTRY", value: (n) => n.country_iso2 },
               { header: "NAME", value: (n) => n.name },
-              { header: "OPERATOR", value: (n) => n.operator_id },
+              { header: "OPERATOR", value: (n) => n.operator_id, id: true },
               { header: "TADIG", value: (n) => n.tadig },
               { header: "TECHNOLOGIES", value: (n) => n.technologies?.join(" ") },
               { header: "STATUS", value: (n) => n.status },
             ],
             "No networks match.",
           );
-          moreHint(rt, page, "networks");
-        });
+        }, page);
+        moreHint(rt, page.items.length, page.next_cursor, commandLine("networks", { country: args.country, operator: args.operator, mcc: args.mcc, mnc: args.mnc, tadig: args.tadig, limit: args.limit }));
       },
     }),
     capabilities: leaf({
       category: "Data",
       summary: "List network and operator capabilities (VoLTE, roaming features, …)",
-      details: `Needs an API key or a login. ${CREDENTIALS_NOTE}`,
+      details: `Needs an API key or a login. ${CREDENTIALS_NOTE}\n${LIST_JSON_NOTE}`,
       examples: ["ir21 capabilities --country CN", "ir21 capabilities --network 460-00", "ir21 capabilities --name volte.s8hr", "ir21 --json capabilities --operator cn.china-mobile --all"],
       args: {
         country: { type: "string", valueHint: "CC", description: "Only this country" },
@@ -348,20 +363,20 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
       },
       run: async (args) => {
         const page = await pageOf(rt.data().capabilities, { country: args.country, operator: args.operator, network: args.network, name: args.name }, args);
-        rt.out.result(page, () => {
+        rt.out.result(page.items, () => {
           rt.out.table(
             page.items,
             [
               { header: "NAME", value: (c) => c.name },
               { header: "VALUE", value: (c) => (typeof c.value === "string" ? c.value : JSON.stringify(c.value)) },
-              { header: "SUBJECT", value: (c) => `${c.subject_type} ${c.subject_id}` },
+              { header: "SUBJECT", value: (c) => `${c.subject_type} ${c.subject_id}`, id: true },
               { header: "COUNTRY", value: (c) => c.country_iso2 },
               { header: "EFFECTIVE", value: (c) => (c.effective_at ? humanTime(c.effective_at) : null) },
             ],
             "No capabilities match.",
           );
-          moreHint(rt, page, "capabilities");
-        });
+        }, page);
+        moreHint(rt, page.items.length, page.next_cursor, commandLine("capabilities", { country: args.country, operator: args.operator, network: args.network, name: args.name, limit: args.limit }));
       },
     }),
     meta: leaf({
@@ -401,6 +416,12 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
   };
 }
 
+/** `--events` of `changes`: the types to ask for, or none (every type) for `all`. */
+function selectedTypes(values: string[]): EventType[] | undefined {
+  const { all, types } = eventTypesOf(values);
+  return all ? undefined : types;
+}
+
 /** The batch endpoint's limit (contract: POST /v1/lookup/batch takes 1 to 100 numbers). */
 const BATCH_SIZE = 100;
 
@@ -424,19 +445,20 @@ async function lookupMany(rt: Runtime, numbers: string[], country: string | unde
     const { data } = await client.lookupBatch(numbers.slice(i, i + BATCH_SIZE), { country });
     items.push(...data.items);
   }
-  rt.out.result({ items }, () =>
+  rt.out.result(items, () =>
     rt.out.table(
       items,
       [
-        { header: "NUMBER", value: (item) => item.number },
+        { header: "NUMBER", value: (item) => item.number, id: true },
         { header: "COUNTRY", value: (item) => ("error" in item ? null : item.country_iso2) },
         { header: "VALID", value: (item) => ("error" in item ? null : item.valid) },
         { header: "RANGE HOLDER", value: (item) => ("error" in item ? null : item.range_holder) },
-        { header: "OPERATOR", value: (item) => ("error" in item ? null : item.operator?.id) },
+        { header: "OPERATOR", value: (item) => ("error" in item ? null : item.operator?.id), id: true },
         { header: "ERROR", value: (item) => ("error" in item ? item.error.code : null) },
       ],
       "No numbers.",
     ),
+    { items },
   );
 }
 
@@ -455,8 +477,10 @@ async function pageOf<Q extends object, T>(listing: Listing<Q & { limit?: number
   return { items, next_cursor: null };
 }
 
-function moreHint(rt: Runtime, page: Page<unknown>, command: string): void {
-  if (page.next_cursor) rt.out.info(`More: ${rt.commandPrefix()} ${command} … --cursor ${page.next_cursor} (or --all)`);
+/** `operators --country CN --limit 5`: a list command with the filters it was given, for the next-page hint. */
+function commandLine(command: string, flags: Record<string, string | undefined>): string {
+  const given = Object.entries(flags).filter(([name, value]) => value !== undefined && !(name === "limit" && value === PAGE_FLAGS.limit.default));
+  return [command, ...given.map(([name, value]) => `--${name} ${/^[\w.,:+-]+$/.test(value!) ? value : JSON.stringify(value)}`)].join(" ");
 }
 
 function operatorLabel(operator: { id: string; name: string; name_local?: string | null } | null | undefined): string | null {

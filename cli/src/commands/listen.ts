@@ -3,8 +3,7 @@ import { Stopped, UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
 import { apiFailureOf, EVENT_TYPES, type EventType, type ListenDelivery } from "../sdk.ts";
-import { longEventType } from "./shared.ts";
-import { listOf } from "./shared.ts";
+import { EVENT_FILTER_FLAGS, eventTypesOf, idKind, listOf, longEventType, OLD_EVENT_FILTER_SPELLINGS } from "./shared.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 /**
@@ -21,9 +20,10 @@ const ANSWER_BYTES = 4_096;
 /** Reconnect backoff: doubling from 0.5 s, at most 30 s, with jitter. */
 const BACKOFF_MS = { first: 500, max: 30_000 };
 
+/** A listen session's event filter: no types means every type, so `all` is the empty list. */
 function eventTypes(values: string[] | undefined): EventType[] {
-  const names = listOf(values);
-  return names.includes("all") ? [] : [...new Set(names.map(longEventType))];
+  const { all, types } = eventTypesOf(values);
+  return all ? [] : types;
 }
 
 /** The local receiver's URL: any absolute http(s) URL (the CLI connects to it, not the server). */
@@ -110,11 +110,11 @@ export function listenCommands(rt: Runtime): Record<"listen" | "trigger", Ir21Co
         "with the raw body and the X-IR21-* and Standard Webhooks (webhook-*) headers unchanged, so your",
         "receiver's verification code runs as in production. Each delivery prints one line: time, event type,",
         "event id, the local status and duration.",
-        "What the receiver answered is also recorded (`ir21 deliveries show <dlv_…> --session <lsn_…>`).",
+        "What the receiver answered is also recorded (`ir21 deliveries show <delivery-id> <session-id>`).",
         "",
         "A dropped connection is resumed with backoff (same session, same secret); events in between are not",
         "replayed (fetch them with `ir21 changes`). Ctrl-C ends the session (exit 130).",
-        "--json prints one JSON object per line: {type: \"ready\", …} first, then {type: \"delivery\", …}.",
+        "--json prints JSON Lines, one object per line: {type: \"ready\", …} first, then {type: \"delivery\", …}.",
       ].join("\n"),
       examples: [
         "ir21 listen --forward-to http://localhost:3000/webhooks",
@@ -124,10 +124,11 @@ export function listenCommands(rt: Runtime): Record<"listen" | "trigger", Ir21Co
       repeatable: ["events", "countries", "operators"],
       args: {
         "forward-to": { type: "string", valueHint: "url", required: true, description: "Where to POST each delivery (http://localhost is fine)" },
-        events: { type: "string", valueHint: "types", description: "Only these event types (short or long form; repeatable or comma-separated); default all" },
-        countries: { type: "string", valueHint: "CC", description: "Only events for these countries (ISO alpha-2)" },
-        operators: { type: "string", valueHint: "ids", description: "Only events for these operator ids" },
+        ...EVENT_FILTER_FLAGS,
+        events: { ...EVENT_FILTER_FLAGS.events, description: `${EVENT_FILTER_FLAGS.events.description} (default every type)` },
       },
+      // The singular spellings other commands had in 0.1 are accepted here too: one grammar everywhere.
+      oldSpellings: OLD_EVENT_FILTER_SPELLINGS,
       run: async (args) => {
         const target = forwardTarget(args["forward-to"]);
         const filters = { events: eventTypes(rt.repeated.events), countries: listOf(rt.repeated.countries), operators: listOf(rt.repeated.operators) };
@@ -226,22 +227,27 @@ export function listenCommands(rt: Runtime): Record<"listen" | "trigger", Ir21Co
       summary: "Send a test event of a type to your listen sessions, or to a subscription",
       details: [
         "The event carries test: true and realistic data for its type (the same `data` shape as a real event:",
-        "before/after/changed_fields, the reset's reason). Without --subscription it goes to every open listen",
-        "session of the account (start one with `ir21 listen`); with it, through the subscription's queue.",
+        "before/after/changed_fields, the reset's reason). Without <webhook-id> it goes to every open listen",
+        "session of the account (start one with `ir21 listen`); with it, through that subscription's queue.",
         `Types (short or long form): ${EVENT_TYPES.map((t) => t.replace(/^ir21\./, "")).join(", ")}.`,
+        "--json prints {event_id, event_type, deliveries: [{delivery_id, session_id}], queued}; to a",
+        "subscription, {delivery_id, queued, webhook_id}.",
       ].join("\n"),
-      examples: ["ir21 trigger ir21.operator.updated", "ir21 trigger catalog.updated", "ir21 trigger network.added --subscription whk_01jd…"],
+      examples: ["ir21 trigger ir21.operator.updated", "ir21 trigger catalog.updated", "ir21 trigger network.added whk_01jd…"],
+      oldSpellings: { subscription: { positional: "webhook-id" } },
       args: {
-        "event-type": { type: "positional", required: true, description: "The event type, e.g. operator.updated or ir21.operator.updated" },
-        subscription: { type: "string", valueHint: "whk_…", description: "Send it to this subscription instead of the listen sessions" },
+        "event-type": { type: "positional", required: true, description: "The event type, short or long, e.g. operator.updated or ir21.operator.updated" },
+        "webhook-id": { type: "positional", required: false, description: "Send it to this subscription (whk_…) instead of the listen sessions" },
       },
       run: async (args) => {
         const type = longEventType(args["event-type"]);
+        const webhookId = args["webhook-id"];
+        if (webhookId !== undefined && idKind(webhookId) !== "webhook") throw new UsageError(`"${webhookId}" is not a subscription id (whk_…)`, "e.g. ir21 trigger network.added whk_01jd…");
         const client = rt.console();
-        if (args.subscription) {
-          const data = await client.webhooks.sendTest.mutate({ id: args.subscription, event_type: type });
-          rt.out.success(`Queued a test ${type} to ${args.subscription}: delivery ${data.delivery_id}`);
-          rt.out.result(data, () => rt.out.line(`Follow it with: ${rt.commandPrefix()} deliveries show ${data.delivery_id} --webhook ${args.subscription}`));
+        if (webhookId) {
+          const data = await client.webhooks.sendTest.mutate({ id: webhookId, event_type: type });
+          rt.out.success(`Queued a test ${type} to ${webhookId}: delivery ${data.delivery_id}`);
+          rt.out.result({ ...data, webhook_id: webhookId }, () => rt.out.line(`Follow it with: ${rt.commandPrefix()} deliveries show ${data.delivery_id} ${webhookId}`), data);
           return;
         }
         const data = await client.webhooks.listen.trigger.mutate({ event_type: type });

@@ -16,17 +16,18 @@ export function sessionsCommand(rt: Runtime): Ir21Command {
         args: {},
         run: async () => {
           const data = await rt.console().console.sessions.list.query();
-          rt.out.result(data, () =>
+          rt.out.result(data.items, () =>
             rt.out.table(
               data.items,
               [
-                { header: "ID", value: (s) => s.id },
+                { header: "ID", value: (s) => s.id, id: true },
                 { header: "CREATED", value: (s) => humanTime(s.created_at) },
                 { header: "EXPIRES", value: (s) => humanTime(s.expires_at) },
                 { header: "CURRENT", value: (s) => (s.current ? "* this CLI" : ""), style: (text) => rt.out.c.green(text) },
               ],
               "No active sessions.",
             ),
+            data,
           );
         },
       }),
@@ -34,19 +35,20 @@ export function sessionsCommand(rt: Runtime): Ir21Command {
         summary: "Revoke one session (revoking this CLI's own session logs it out)",
         examples: ["ir21 sessions revoke ses_01jd…", "ir21 sessions revoke ses_01jd… --yes"],
         args: {
-          id: { type: "positional", required: true, description: "The session's id (ses_…), from `ir21 sessions list`" },
+          "session-id": { type: "positional", required: true, description: "The session's id (ses_…), from `ir21 sessions list`" },
           ...YES_FLAG,
         },
         run: async (args) => {
-          await confirmOrYes(rt, args.yes, `Revoke session ${args.id}? That device will be signed out.`);
-          const data = await rt.console().console.sessions.revoke.mutate({ id: args.id });
+          const id = args["session-id"];
+          await confirmOrYes(rt, args.yes, `Revoke session ${id}? That device will be signed out.`);
+          const data = await rt.console().console.sessions.revoke.mutate({ id });
           if (data.current) {
             rt.profile.update((profile) => ({ ...profile, session: undefined }));
-            rt.out.success(`Revoked session ${args.id}: it was this CLI's, so you are now logged out`);
+            rt.out.success(`Revoked session ${id}: it was this CLI's, so you are now logged out`);
           } else {
-            rt.out.success(`Revoked session ${args.id}`);
+            rt.out.success(`Revoked session ${id}`);
           }
-          rt.out.result(data, () => {});
+          rt.out.result({ id, ...data }, () => {}, data);
         },
       }),
       "revoke-others": leaf({

@@ -62,6 +62,56 @@ export function integer(value: string, flag: string, bounds?: { min: number; max
 }
 
 /**
+ * `--events` (repeatable, comma-separated, short or long names, `all` for every type) as the
+ * contract's long names without repeats; a typo is a usage error before any request.
+ */
+export function eventTypesOf(values: string[] | undefined): { all: boolean; types: EventType[] } {
+  const names = listOf(values);
+  if (names.includes("all")) return { all: true, types: [...EVENT_TYPES] };
+  return { all: false, types: [...new Set(names.map(longEventType))] };
+}
+
+/**
+ * The flags every command that selects events spells alike (`webhooks create|update`, `listen`,
+ * `changes`): plural names, each repeatable and comma-separated.
+ */
+export const EVENT_FILTER_FLAGS = {
+  events: { type: "string", valueHint: "types", description: "Event types, short (operator.updated) or long (ir21.operator.updated); repeatable or comma-separated; all for every type" },
+  countries: { type: "string", valueHint: "CC,…", description: "Only events for these countries (ISO alpha-2; repeatable or comma-separated)" },
+  operators: { type: "string", valueHint: "id,…", description: "Only events for these operator ids (repeatable or comma-separated)" },
+} as const;
+
+/** The 0.1 singular spellings of {@link EVENT_FILTER_FLAGS}, still accepted with a warning. */
+export const OLD_EVENT_FILTER_SPELLINGS = {
+  event: { flag: "events" },
+  country: { flag: "countries" },
+  operator: { flag: "operators" },
+} as const;
+
+/**
+ * Ids carry their kind in their prefix (DESIGN.md "Conventions"), so where a command takes an id of
+ * either of two kinds (a subscription's or a listen session's deliveries) the prefix tells which.
+ */
+export type IdKind = "webhook" | "session" | "delivery";
+const ID_PREFIXES: Record<IdKind, string> = { webhook: "whk_", session: "lsn_", delivery: "dlv_" };
+
+export function idKind(id: string): IdKind | null {
+  for (const [kind, prefix] of Object.entries(ID_PREFIXES) as [IdKind, string][]) if (id.startsWith(prefix)) return kind;
+  return null;
+}
+
+/**
+ * Where a list has more than was printed: how to get the rest. On stderr; under `--json` too (as a
+ * warning), since the printed array alone cannot say it is one page of several.
+ */
+export function moreHint(rt: Runtime, shown: number, nextCursor: string | null | undefined, command: string): void {
+  if (!nextCursor) return;
+  const text = `More than these ${shown}: \`${rt.commandPrefix()} ${command} --cursor ${nextCursor}\` for the next page, or --all for every one`;
+  if (rt.out.json) rt.out.warn(text);
+  else rt.out.info(text);
+}
+
+/**
  * `operator.updated` or `ir21.operator.updated` → the contract's long form; anything else is a usage
  * error before any request, naming the valid types.
  */

@@ -3,16 +3,12 @@ import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
 import { EVENT_TYPES, type ConsoleClient, type EventType } from "../sdk.ts";
-import { confirmOrYes, integer, listOf, longEventType, YES_FLAG } from "./shared.ts";
+import { confirmOrYes, EVENT_FILTER_FLAGS, eventTypesOf, integer, listOf, OLD_EVENT_FILTER_SPELLINGS, YES_FLAG } from "./shared.ts";
 
 type Subscription = Awaited<ReturnType<ConsoleClient["webhooks"]["list"]["query"]>>["items"][number];
 
-
-const FILTER_FLAGS = {
-  event: { type: "string", valueHint: "type", description: "An event type (repeatable, or comma-separated); all for every type" },
-  country: { type: "string", valueHint: "CC", description: "Only events for this country (ISO alpha-2; repeatable or comma-separated)" },
-  operator: { type: "string", valueHint: "id", description: "Only events for this operator id (repeatable or comma-separated)" },
-} as const;
+/** The subscription a command acts on: the first argument of every command but create and list. */
+const WEBHOOK_ID = { "webhook-id": { type: "positional", required: true, description: "The subscription's id (whk_…), from `ir21 webhooks list`" } } as const;
 
 export function webhooksCommand(rt: Runtime): Ir21Command {
   return group({
@@ -24,50 +20,60 @@ export function webhooksCommand(rt: Runtime): Ir21Command {
       `Event types: ${EVENT_TYPES.join(", ")}.`,
     ].join("\n"),
     examples: [
-      "ir21 webhooks create --url https://hooks.example.com/ir21 --event all",
+      "ir21 webhooks create https://hooks.example.com/ir21 --events all",
       "ir21 webhooks list",
       "ir21 webhooks rotate-secret whk_01jd… --grace 3600",
     ],
     commands: {
       list: leaf({
         summary: "List subscriptions",
-        examples: ["ir21 webhooks list", "ir21 --json webhooks list | jq -r '.items[].id'"],
+        details: "--json prints the array of subscriptions.",
+        examples: ["ir21 webhooks list", "ir21 --json webhooks list | jq -r '.[].id'"],
         args: {},
         run: async () => {
           const data = await rt.console().webhooks.list.query();
-          rt.out.result(data, () =>
-            rt.out.table(
-              data.items,
-              [
-                { header: "ID", value: (s) => s.id },
-                { header: "URL", value: (s) => s.url },
-                { header: "EVENTS", value: (s) => eventsSummary(s.events) },
-                { header: "FILTERS", value: (s) => filtersSummary(s) },
-                { header: "STATUS", value: (s) => (s.enabled ? "enabled" : "disabled"), style: (text, s) => (s.enabled ? rt.out.c.green(text) : rt.out.c.yellow(text)) },
-                { header: "ROTATION", value: (s) => (s.previous_secret_expires_at ? `old secret until ${humanTime(s.previous_secret_expires_at)}` : "") },
-              ],
-              "No webhook subscriptions. Create one with `ir21 webhooks create --url … --event …`.",
-            ),
+          rt.out.result(
+            data.items,
+            () =>
+              rt.out.table(
+                data.items,
+                [
+                  { header: "ID", value: (s) => s.id, id: true },
+                  { header: "URL", value: (s) => s.url },
+                  { header: "EVENTS", value: (s) => eventsSummary(s.events) },
+                  { header: "FILTERS", value: (s) => filtersSummary(s) },
+                  { header: "STATUS", value: (s) => (s.enabled ? "enabled" : "disabled"), style: (text, s) => (s.enabled ? rt.out.c.green(text) : rt.out.c.yellow(text)) },
+                  { header: "ROTATION", value: (s) => (s.previous_secret_expires_at ? `old secret until ${humanTime(s.previous_secret_expires_at)}` : "") },
+                ],
+                "No webhook subscriptions. Create one with `ir21 webhooks create <url> --events …`.",
+              ),
+            data,
           );
         },
       }),
       create: leaf({
         summary: "Subscribe a URL to events; prints the signing secret (the only time it is shown)",
-        details: "The URL must be public HTTPS. Without --country/--operator every country and operator is included.\nThe secret alone is printed on stdout, so `SECRET=$(ir21 webhooks create …)` captures it.",
+        details: [
+          "The URL must be public HTTPS. Without --countries/--operators every country and operator is included.",
+          "The secret alone is printed on stdout, so `SECRET=$(ir21 webhooks create …)` captures it.",
+          "--json prints the new subscription with its signing secret added as `secret`.",
+        ].join("\n"),
         examples: [
-          "ir21 webhooks create --url https://hooks.example.com/ir21 --event all",
-          "ir21 webhooks create --url https://hooks.example.com/cn --event ir21.number_range.added,ir21.number_range.removed --country CN",
+          "ir21 webhooks create https://hooks.example.com/ir21 --events all",
+          "ir21 webhooks create https://hooks.example.com/cn --events number_range.added,number_range.removed --countries CN",
+          "ir21 --json webhooks create https://hooks.example.com/ir21 --events all | jq -r .id",
         ],
-        repeatable: ["event", "country", "operator"],
+        repeatable: ["events", "countries", "operators"],
+        oldSpellings: { url: { positional: "url" }, ...OLD_EVENT_FILTER_SPELLINGS },
         args: {
-          url: { type: "string", valueHint: "https-url", required: true, description: "Where deliveries are POSTed (public HTTPS)" },
-          ...FILTER_FLAGS,
+          url: { type: "positional", required: true, description: "Where deliveries are POSTed (public HTTPS), e.g. https://hooks.example.com/ir21" },
+          ...EVENT_FILTER_FLAGS,
         },
         run: async (args) => {
-          const events = eventList(rt.repeated.event);
-          if (events.length === 0) throw new UsageError("Name at least one --event (or --event all)");
-          const countries = listOf(rt.repeated.country);
-          const operators = listOf(rt.repeated.operator);
+          const events = eventTypesOf(rt.repeated.events).types;
+          if (events.length === 0) throw new UsageError("Name the events to subscribe to: --events all, or types such as --events operator.updated,network.added");
+          const countries = listOf(rt.repeated.countries);
+          const operators = listOf(rt.repeated.operators);
           const data = await rt.console().webhooks.create.mutate({
             url: args.url,
             events,
@@ -75,72 +81,78 @@ export function webhooksCommand(rt: Runtime): Ir21Command {
             ...(operators.length ? { operators } : {}),
           });
           rt.out.success(`Created webhook ${data.item.id} for ${data.item.url}`);
-          rt.out.result(data, () => rt.out.line(data.secret));
+          rt.out.result({ ...data.item, secret: data.secret }, () => rt.out.line(data.secret), data);
           rt.out.info("Copy the signing secret now: it is not shown again (rotate it with `ir21 webhooks rotate-secret`).");
         },
       }),
       update: leaf({
         summary: "Change a subscription's URL, events or filters",
-        details: "Only the flags given change. --country/--operator replace the whole list; --all-countries/--all-operators remove the filter.",
-        examples: ["ir21 webhooks update whk_01jd… --event all", "ir21 webhooks update whk_01jd… --country CN --country HK", "ir21 webhooks update whk_01jd… --all-countries"],
-        repeatable: ["event", "country", "operator"],
+        details: [
+          "Only the flags given change. --events/--countries/--operators replace the whole list; --all-countries",
+          "and --all-operators remove the filter. --json prints the subscription as it is now.",
+        ].join("\n"),
+        examples: ["ir21 webhooks update whk_01jd… --events all", "ir21 webhooks update whk_01jd… --countries CN,HK", "ir21 webhooks update whk_01jd… --all-countries"],
+        repeatable: ["events", "countries", "operators"],
+        oldSpellings: OLD_EVENT_FILTER_SPELLINGS,
         args: {
-          id: { type: "positional", required: true, description: "The subscription's id (whk_…)" },
+          ...WEBHOOK_ID,
           url: { type: "string", valueHint: "https-url", description: "A new target URL (public HTTPS)" },
-          ...FILTER_FLAGS,
+          ...EVENT_FILTER_FLAGS,
           "all-countries": { type: "boolean", description: "Remove the country filter" },
           "all-operators": { type: "boolean", description: "Remove the operator filter" },
         },
         run: async (args) => {
           const patch: { url?: string; events?: EventType[]; countries?: string[]; operators?: string[] } = {};
           if (args.url !== undefined) patch.url = args.url;
-          if (rt.repeated.event) patch.events = eventList(rt.repeated.event);
-          if (rt.repeated.country && args["all-countries"]) throw new UsageError("Give --country or --all-countries, not both");
-          if (rt.repeated.operator && args["all-operators"]) throw new UsageError("Give --operator or --all-operators, not both");
-          if (rt.repeated.country) patch.countries = listOf(rt.repeated.country);
+          if (rt.repeated.events) patch.events = eventTypesOf(rt.repeated.events).types;
+          if (rt.repeated.countries && args["all-countries"]) throw new UsageError("Give --countries or --all-countries, not both");
+          if (rt.repeated.operators && args["all-operators"]) throw new UsageError("Give --operators or --all-operators, not both");
+          if (rt.repeated.countries) patch.countries = listOf(rt.repeated.countries);
           if (args["all-countries"]) patch.countries = [];
-          if (rt.repeated.operator) patch.operators = listOf(rt.repeated.operator);
+          if (rt.repeated.operators) patch.operators = listOf(rt.repeated.operators);
           if (args["all-operators"]) patch.operators = [];
-          if (Object.keys(patch).length === 0) throw new UsageError("Nothing to change: give --url, --event, --country, --operator, --all-countries or --all-operators");
-          const data = await rt.console().webhooks.update.mutate({ id: args.id, ...patch });
+          if (Object.keys(patch).length === 0) throw new UsageError("Nothing to change: give --url, --events, --countries, --operators, --all-countries or --all-operators");
+          const data = await rt.console().webhooks.update.mutate({ id: args["webhook-id"], ...patch });
           rt.out.success(`Updated webhook ${data.item.id}`);
-          rt.out.result(data, () => describe(rt, data.item));
+          rt.out.result(data.item, () => describe(rt, data.item), data);
         },
       }),
       delete: leaf({
         summary: "Delete a subscription (pending deliveries are cancelled)",
         examples: ["ir21 webhooks delete whk_01jd…", "ir21 webhooks delete whk_01jd… --yes"],
-        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" }, ...YES_FLAG },
+        args: { ...WEBHOOK_ID, ...YES_FLAG },
         run: async (args) => {
-          await confirmOrYes(rt, args.yes, `Delete webhook ${args.id}? Its pending deliveries are cancelled.`);
-          const data = await rt.console().webhooks.delete.mutate({ id: args.id });
-          rt.out.success(`Deleted webhook ${args.id}`);
-          rt.out.result(data, () => {});
+          const id = args["webhook-id"];
+          await confirmOrYes(rt, args.yes, `Delete webhook ${id}? Its pending deliveries are cancelled.`);
+          const data = await rt.console().webhooks.delete.mutate({ id });
+          rt.out.success(`Deleted webhook ${id}`);
+          rt.out.result({ id, ...data }, () => {}, data);
         },
       }),
       enable: leaf({
         summary: "Resume deliveries to a subscription",
         examples: ["ir21 webhooks enable whk_01jd…"],
-        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
-        run: async (args) => setEnabled(rt, args.id, true),
+        args: { ...WEBHOOK_ID },
+        run: async (args) => setEnabled(rt, args["webhook-id"], true),
       }),
       disable: leaf({
         summary: "Pause a subscription: no new deliveries, pending ones stop",
         examples: ["ir21 webhooks disable whk_01jd…"],
-        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
-        run: async (args) => setEnabled(rt, args.id, false),
+        args: { ...WEBHOOK_ID },
+        run: async (args) => setEnabled(rt, args["webhook-id"], false),
       }),
       test: leaf({
         summary: "Queue a test event (test: true) to the subscription's URL",
         details:
-          "Sends the subscription's first event type with a summary. For a chosen type with realistic data: `ir21 trigger <type> --subscription <id>`.\n" +
-          "Queued means queued: follow the delivery with `ir21 deliveries show <delivery-id> --webhook <id>`.",
-        examples: ["ir21 webhooks test whk_01jd…"],
-        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" } },
+          "Sends the subscription's first event type with a summary. For a chosen type with realistic data: `ir21 trigger <event-type> <webhook-id>`.\n" +
+          "Queued means queued: follow the delivery with `ir21 deliveries show <delivery-id> <webhook-id>`.",
+        examples: ["ir21 webhooks test whk_01jd…", "ir21 deliveries show \"$(ir21 --json webhooks test whk_01jd… | jq -r .delivery_id)\""],
+        args: { ...WEBHOOK_ID },
         run: async (args) => {
-          const data = await rt.console().webhooks.sendTest.mutate({ id: args.id });
+          const id = args["webhook-id"];
+          const data = await rt.console().webhooks.sendTest.mutate({ id });
           rt.out.success(`Queued test delivery ${data.delivery_id}`);
-          rt.out.result(data, () => rt.out.line(`Follow it with: ${rt.commandPrefix()} deliveries show ${data.delivery_id} --webhook ${args.id}`));
+          rt.out.result({ ...data, webhook_id: id }, () => rt.out.line(`Follow it with: ${rt.commandPrefix()} deliveries show ${data.delivery_id} ${id}`), data);
         },
       }),
       "rotate-secret": leaf({
@@ -148,34 +160,36 @@ export function webhooksCommand(rt: Runtime): Ir21Command {
         details: [
           "Deliveries carry X-IR21-Signature (new secret) and, during the grace period, X-IR21-Signature-Previous",
           "(old secret). Update the receiver, then end the grace early with `ir21 webhooks revoke-previous`.",
-          "The new secret alone is printed on stdout.",
+          "The new secret alone is printed on stdout; --json prints the subscription with `secret` added.",
         ].join("\n"),
         examples: ["ir21 webhooks rotate-secret whk_01jd…", "ir21 webhooks rotate-secret whk_01jd… --grace 0 --yes"],
         args: {
-          id: { type: "positional", required: true, description: "The subscription's id (whk_…)" },
+          ...WEBHOOK_ID,
           grace: { type: "string", valueHint: "seconds", default: "3600", description: "How long the old secret keeps signing, 0 to 86400" },
           ...YES_FLAG,
         },
         run: async (args) => {
+          const id = args["webhook-id"];
           const grace = integer(args.grace, "--grace", { min: 0, max: 86_400 });
           if (grace === 0) await confirmOrYes(rt, args.yes, "Rotate with --grace 0? The old secret stops signing at once; receivers not yet updated will reject deliveries.");
-          const data = await rt.console().webhooks.rotateSecret.mutate({ id: args.id, grace_seconds: grace });
+          const data = await rt.console().webhooks.rotateSecret.mutate({ id, grace_seconds: grace });
           rt.out.success(
-            `Rotated the signing secret of ${args.id}${data.previous_secret_expires_at ? `; the old one signs until ${humanTime(data.previous_secret_expires_at)}` : "; the old one is no longer valid"}`,
+            `Rotated the signing secret of ${id}${data.previous_secret_expires_at ? `; the old one signs until ${humanTime(data.previous_secret_expires_at)}` : "; the old one is no longer valid"}`,
           );
-          rt.out.result(data, () => rt.out.line(data.secret));
+          rt.out.result({ ...data.item, secret: data.secret }, () => rt.out.line(data.secret), data);
           rt.out.info("Copy the new secret now: it is not shown again.");
         },
       }),
       "revoke-previous": leaf({
         summary: "End a rotation's grace period now: the old secret stops signing",
         examples: ["ir21 webhooks revoke-previous whk_01jd… --yes"],
-        args: { id: { type: "positional", required: true, description: "The subscription's id (whk_…)" }, ...YES_FLAG },
+        args: { ...WEBHOOK_ID, ...YES_FLAG },
         run: async (args) => {
-          await confirmOrYes(rt, args.yes, `Revoke the previous signing secret of ${args.id}? Receivers still using it will reject deliveries.`);
-          const data = await rt.console().webhooks.revokePreviousSecret.mutate({ id: args.id });
-          rt.out.success(`Revoked the previous signing secret of ${args.id}`);
-          rt.out.result(data, () => {});
+          const id = args["webhook-id"];
+          await confirmOrYes(rt, args.yes, `Revoke the previous signing secret of ${id}? Receivers still using it will reject deliveries.`);
+          const data = await rt.console().webhooks.revokePreviousSecret.mutate({ id });
+          rt.out.success(`Revoked the previous signing secret of ${id}`);
+          rt.out.result({ id, ...data }, () => {}, data);
         },
       }),
     },
@@ -185,7 +199,7 @@ export function webhooksCommand(rt: Runtime): Ir21Command {
 async function setEnabled(rt: Runtime, id: string, enabled: boolean): Promise<void> {
   const data = await rt.console().webhooks.update.mutate({ id, enabled });
   rt.out.success(`${enabled ? "Enabled" : "Disabled"} webhook ${id}`);
-  rt.out.result(data, () => describe(rt, data.item));
+  rt.out.result(data.item, () => describe(rt, data.item), data);
 }
 
 function describe(rt: Runtime, s: Subscription): void {
@@ -198,13 +212,6 @@ function describe(rt: Runtime, s: Subscription): void {
     ["Status", s.enabled ? "enabled" : "disabled"],
     ["Old secret", s.previous_secret_expires_at ? `signs until ${humanTime(s.previous_secret_expires_at)}` : "none"],
   ]);
-}
-
-function eventList(values: string[] | undefined): EventType[] {
-  const names = listOf(values);
-  if (names.includes("all")) return [...EVENT_TYPES];
-  // Short (`operator.updated`) or long (`ir21.operator.updated`); a typo fails here, before any request.
-  return [...new Set(names.map(longEventType))];
 }
 
 function eventsSummary(events: readonly string[]): string {
