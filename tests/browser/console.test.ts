@@ -3,9 +3,10 @@
  * server: a person finds every control by its visible label, signs in by SMS with the code from the
  * development outbox, creates and revokes a key, creates a webhook to a local HTTPS receiver, sends a
  * test, opens the delivery and retries it, rotates the secret, looks up a number, reads the usage
- * chart, switches to Chinese, shrinks to 375 px, and signs out — and web storage never holds anything
- * of the session. axe-core checks every page (no serious or critical violation) and each page is
- * saved as a screenshot in tests/browser/output/.
+ * chart, switches to Chinese, shrinks to 375 px, opens every kind of page in Chinese (no value shown
+ * as it is on the wire, catalogue names in Chinese, 您 never 你), and signs out — and web storage never
+ * holds anything of the session. axe-core checks every page (no serious or critical violation) and
+ * each page is saved as a screenshot in tests/browser/output/.
  *
  * Runs in the sqlite project only: the console is a client of the same API whose behaviour on
  * MariaDB + Redis the API tests cover; the browser adds what only a browser can check (docs/console.md
@@ -18,7 +19,7 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { createConsoleClient, listenStream, memoryCookieJar, type Network, type Operator } from "@ir21/sdk";
 import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, signIn, startTestReceiver, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { zh } from "../../web/src/i18n/zh.ts";
-import { CONTRACT_ENUMS, OTHER_CONTRACT_VALUES, answeredValues, isChineseName, type AnsweredValues } from "./enums.ts";
+import { CONTRACT_ENUMS, OTHER_CONTRACT_VALUES, answeredValues, isChineseName } from "./enums.ts";
 import { OUTPUT_DIR, informalAddress, launchChromium, localhostCertificate, rawValuesShown, runBrowserTests, screenshot, seriousViolations, startBrowserServer, watchPage, webStorage } from "./harness.ts";
 
 const WAIT = 10_000;
