@@ -3,9 +3,10 @@
  * server: a person finds every control by its visible label, signs in by SMS with the code from the
  * development outbox, creates and revokes a key, creates a webhook to a local HTTPS receiver, sends a
  * test, opens the delivery and retries it, rotates the secret, looks up a number, reads the usage
- * chart, switches to Chinese, shrinks to 375 px, and signs out — and web storage never holds anything
- * of the session. axe-core checks every page (no serious or critical violation) and each page is
- * saved as a screenshot in tests/browser/output/.
+ * chart, switches to Chinese, shrinks to 375 px, opens every kind of page in Chinese (no value shown
+ * as it is on the wire, catalogue names in Chinese, 您 never 你), and signs out — and web storage never
+ * holds anything of the session. axe-core checks every page (no serious or critical violation) and
+ * each page is saved as a screenshot in tests/browser/output/.
  *
  * Runs in the sqlite project only: the console is a client of the same API whose behaviour on
  * MariaDB + Redis the API tests cover; the browser adds what only a browser can check (docs/console.md
@@ -15,9 +16,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { createConsoleClient, listenStream, memoryCookieJar } from "@ir21/sdk";
-import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, startTestReceiver, type TestReceiver, type TestServer } from "@ir21/server/testing";
-import { OUTPUT_DIR, launchChromium, localhostCertificate, runBrowserTests, screenshot, seriousViolations, startBrowserServer, watchPage, webStorage } from "./harness.ts";
+import { createConsoleClient, listenStream, memoryCookieJar, type Network, type Operator } from "@ir21/sdk";
+import { DeliveryWorker, lastSmsCode, randomPhone, readOutbox, signIn, startTestReceiver, type TestReceiver, type TestServer } from "@ir21/server/testing";
+import { zh } from "../../web/src/i18n/zh.ts";
+import { CONTRACT_ENUMS, OTHER_CONTRACT_VALUES, answeredValues, isChineseName } from "./enums.ts";
+import { OUTPUT_DIR, informalAddress, launchChromium, localhostCertificate, rawValuesShown, runBrowserTests, screenshot, seriousViolations, startBrowserServer, watchPage, webStorage } from "./harness.ts";
 
 const WAIT = 10_000;
 let failures = 0;
@@ -31,7 +34,8 @@ async function visible(locator: Locator): Promise<void> {
   }
 }
 
-describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }, () => {
+// Generous: on a shared machine under load (ten runnable tasks a core) a test's pages take minutes.
+describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 180_000 }, () => {
   let browser: Browser;
   let server: TestServer;
   let receiver: TestReceiver;
@@ -42,6 +46,11 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
   const phone = randomPhone();
   const secrets: string[] = [];
   let apiKey = "";
+  /** Console routes of what the tests create (the webhook, its delivery, the listen session and its delivery), for the Chinese pages. */
+  const routes: Record<"webhook" | "delivery" | "listenSession" | "listenDelivery", string> = { webhook: "", delivery: "", listenSession: "", listenDelivery: "" };
+  const route = () => new URL(page.url()).pathname.replace(/^\/app/, "");
+  /** The catalogue's name of China, as the API answers (docs/api.md "/v1/countries"). */
+  let china: { name: string; name_zh: string };
 
   /** Opens an app route, checks it with axe and saves its screenshot. */
   async function visit(path: string, heading: string | RegExp, shot: string) {
@@ -70,6 +79,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
     page = await context.newPage();
     watch = watchPage(page, server.url);
+    china = (await server.json("/v1/countries/CN")).body.data;
   }, 120_000);
 
   afterAll(async () => {
@@ -182,7 +192,8 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await page.getByRole("link", { name: "Go to the endpoint" }).click();
     await visible(page.getByRole("heading", { level: 1, name: /Webhook endpoint/ }));
     // One country and one operator chosen: the filters are counted in the singular.
-    await visible(page.getByText(/^country CN; operator [\w.-]+$/));
+    await visible(page.getByText(new RegExp(`^country ${escapeRegExp(china.name)} \\(CN\\); operator [\\w.-]+$`)));
+    routes.webhook = route();
 
     // A test of a chosen type: the picker lists every type with its one-line description.
     receiver.respond({ status: 202, headers: { "x-receiver": "browser-test", "set-cookie": "sid=1" }, body: '{"accepted":true}' });
@@ -217,6 +228,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     receiver.respond({ status: 200, body: "y".repeat(5000) });
     await page.getByRole("link", { name: "Open the delivery" }).click();
     await visible(page.getByRole("heading", { level: 1, name: "Delivery" }));
+    routes.delivery = route();
     const attempts = page.getByRole("region", { name: "Attempts" });
     await visible(attempts.getByRole("cell", { name: "202" }));
     expect(await attempts.getByRole("row").nth(1).textContent()).toMatch(/\d+ ms/);
@@ -301,7 +313,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
       await visible(trigger.getByText("A number range was added."));
       await audit("listen-trigger");
       await trigger.getByRole("button", { name: "Send to open sessions" }).click();
-      await visible(trigger.getByText(/ir21\.number_range\.added sent to 1 session\./));
+      await visible(trigger.getByText(/^ir21\.number_range\.added sent to 1 session\./));
       const message = (await stream.next()).value;
       if (message?.type !== "delivery") throw new Error(`expected a delivery, got ${JSON.stringify(message)}`);
       const delivery = message.delivery;
@@ -315,6 +327,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
 
       await trigger.getByRole("link", { name: `Open the delivery to ${sessionId}` }).click();
       await visible(page.getByRole("heading", { level: 1, name: "Delivery" }));
+      routes.listenDelivery = route();
       await visible(page.getByText("Failed", { exact: true }));
       const attempts = page.getByRole("region", { name: "Attempts" });
       await visible(attempts.getByRole("cell", { name: "418" }));
@@ -327,6 +340,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
 
       await page.getByRole("link", { name: "Listen session" }).click();
       await visible(page.getByRole("heading", { level: 1, name: /Listen session/ }));
+      routes.listenSession = route();
       await visible(page.getByRole("region", { name: "Deliveries" }).getByRole("link", { name: "ir21.number_range.added" }));
       await audit("listen-session");
 
@@ -337,7 +351,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
       await confirm.getByRole("button", { name: "End session", exact: true }).click();
       await confirm.waitFor({ state: "hidden" });
       await visible(panel.getByRole("row", { name: new RegExp(sessionId) }).getByText("Ended"));
-      expect(await panel.getByRole("row", { name: new RegExp(sessionId) }).textContent()).toContain("reason: ended");
+      expect(await panel.getByRole("row", { name: new RegExp(sessionId) }).textContent()).toContain("Reason: ended by the account");
       const end = (await stream.next()).value;
       expect(end).toMatchObject({ type: "end", reason: "ended" });
       await audit("webhooks-listen");
@@ -356,7 +370,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     const card = page.getByRole("article");
     await visible(card);
     await visible(card.getByText("Range holder"));
-    expect(await card.textContent()).toMatch(/CN/);
+    expect(await card.textContent()).toContain(`${china.name} (CN)`);
     expect(await card.textContent()).toMatch(/China Mobile/);
     // Location and time zones from the server's own answer (libphonenumber's geocoding line
     // 861391234|Changzhou, Jiangsu; +86 → Asia/Shanghai), shown in the reader's language.
@@ -384,7 +398,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     // The noun agrees with the total (the reference catalogue's countries), not with the one shown.
     await visible(page.getByText(/^1 of \d{3} countries$/));
     await page.getByRole("region", { name: "Countries" }).getByRole("link").click();
-    await visible(page.getByRole("heading", { name: "Operators in CN" }));
+    await visible(page.getByRole("heading", { name: `Operators in ${china.name}` }));
     await page.getByRole("link", { name: "China Mobile", exact: true }).first().click();
     await visible(page.getByRole("heading", { name: "Number ranges" }));
     await visible(page.getByRole("region", { name: "Number ranges" }));
@@ -429,7 +443,7 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await visit("/webhooks", "Webhook", "webhooks-zh");
     await visible(page.getByRole("region", { name: "监听会话" }).getByText("ir21 listen --forward-to"));
     // Chinese has one form for every count: the ended session of the test above listened to 1 type.
-    expect(await page.getByRole("region", { name: "你的监听会话" }).getByRole("row").nth(1).textContent()).toMatch(/已结束.*1 种/s);
+    expect(await page.getByRole("region", { name: "您的监听会话" }).getByRole("row").nth(1).textContent()).toMatch(/已结束.*1 种/s);
     // A location given per language is shown in the reader's.
     await page.route("**/v1/lookup?*", async (route) => {
       const response = await route.fetch();
@@ -452,6 +466,128 @@ describe.skipIf(!runBrowserTests)("web console in Chromium", { timeout: 90_000 }
     await page.getByLabel("语言").selectOption("en");
     await page.setViewportSize({ width: 1280, height: 900 });
   });
+
+  it("says everything in Chinese on every kind of page: labels for every enumerated value, catalogue names, countries by name, one register", async () => {
+    // What must never show as it is on the wire: the contract's enums, and the values the server
+    // answers with in its open fields (network statuses of the whole catalogue, number types, plan ids
+    // and names, why sessions ended, what deliveries failed with), read here from the server itself.
+    const answered = await answeredValues(server, await signIn(server));
+    const cookie = (await context.cookies()).find((c) => c.name === "ir21_session")!;
+    const consoleApi = createConsoleClient({ baseUrl: server.url, cookies: memoryCookieJar(`${cookie.name}=${cookie.value}`) });
+    const webhookId = routes.webhook.split("/")[2]!;
+    const listenSessionId = routes.listenSession.split("/")[3]!;
+    const listenSessions = (await consoleApi.webhooks.listen.list.query()).items;
+    const deliveries = [...(await consoleApi.webhooks.listDeliveries.query({ id: webhookId, limit: 100 })).items, ...(await consoleApi.webhooks.listen.listDeliveries.query({ id: listenSessionId, limit: 100 })).items];
+    const endReasons = listenSessions.flatMap((session) => (session.end_reason ? [session.end_reason] : []));
+    const errorCodes = deliveries.flatMap((d) => /^([a-z_]+):/.exec(d.last_error ?? "")?.slice(1) ?? []);
+    expect(endReasons).toContain("ended");
+    const raw = [...new Set([...Object.values(CONTRACT_ENUMS).flat(), ...OTHER_CONTRACT_VALUES, ...Object.values(answered).flat(), ...endReasons, ...errorCodes])];
+    const label = (key: string) => (zh as Record<string, string>)[key]!;
+
+    async function zhPage(path: string | null, heading: string | RegExp, shot: string) {
+      if (path !== null) await page.goto(`${server.url}/app${path}`);
+      await visible(page.getByRole("heading", { level: 1, name: heading }));
+      await page.waitForLoadState("networkidle");
+      expect(await page.evaluate(() => document.documentElement.lang), shot).toBe("zh-CN");
+      expect(await rawValuesShown(page, raw), `${shot}: values shown as they are on the wire`).toEqual([]);
+      expect(await informalAddress(page), `${shot}: 你 instead of 您`).toEqual([]);
+      expect(await seriousViolations(page), shot).toEqual([]);
+      await screenshot(page, `zh-${shot}`);
+    }
+
+    await page.goto(`${server.url}/app/usage`);
+    await page.getByLabel("Language").selectOption("zh-CN");
+    try {
+      await chinesePages();
+    } finally {
+      // Back to English for the next test, whatever happened here.
+      await page.evaluate(() => localStorage.setItem("ir21.lang", "en"));
+    }
+
+    async function chinesePages() {
+      await zhPage(null, label("usage.title"), "usage");
+      await zhPage("/keys", label("keys.title"), "keys");
+      await visible(page.getByText(/^已于 .+ 吊销$/));
+      await zhPage("/sessions", label("sessions.title"), "sessions");
+      await zhPage("/plan", label("plan.title"), "plan");
+      expect(answered.planId).toContain("free");
+      await visible(page.getByText(label("plan.current").replace("{plan}", label("enum.plan.free"))));
+      await zhPage("/contact", label("contact.title"), "contact");
+      await zhPage("/nowhere", label("notFound.title"), "not-found");
+
+      // Webhooks: the subscription's country filter by name, the ended listen session's reason in words.
+      await zhPage("/webhooks", label("webhooks.title"), "webhooks");
+      await visible(page.getByRole("region", { name: label("webhooks.title") }).getByText(`${china.name_zh} (CN)`, { exact: false }));
+      await visible(page.getByRole("region", { name: label("listen.tableLabel") }).getByText(label("listen.endReason").replace("{reason}", label("enum.listenEndReason.ended"))).first());
+      await zhPage("/webhooks/new", label("webhooks.newTitle"), "webhook-new");
+      await zhPage(routes.webhook, new RegExp(label("webhooks.detailTitle")), "webhook-detail");
+      await visible(page.getByText(label("enum.eventType.ir21.operator.updated")).first());
+      await visible(page.getByRole("cell", { name: label("enum.deliveryStatus.delivered"), exact: true }).first());
+      await zhPage(`${routes.webhook}/edit`, label("webhooks.editTitle"), "webhook-edit");
+      await zhPage(routes.delivery, label("delivery.title"), "webhook-delivery");
+      await zhPage(routes.listenSession, new RegExp(label("listen.sessionTitle")), "listen-session");
+      await zhPage(routes.listenDelivery, label("delivery.title"), "listen-delivery");
+
+      // A number's card: its country by its Chinese name, its operator by its Chinese name with the English one beside it.
+      await zhPage("/explorer", label("explorer.title"), "explorer");
+      const card = page.getByRole("article");
+      const lookUp = async (number: string) => {
+        await page.getByLabel(label("lookup.numberLabel")).fill(number);
+        const answer = page.waitForResponse((r) => r.url().includes("/v1/lookup?"));
+        await page.getByRole("button", { name: label("lookup.submit"), exact: true }).click();
+        const body = (await (await answer).json()).data;
+        await visible(card.getByText(body.number));
+        return body;
+      };
+      const mobile = await lookUp("+8613912345678");
+      expect(isChineseName(mobile.operator.country_iso2, mobile.operator.name_local)).toBe(true);
+      await visible(card.getByText(`${china.name_zh} (CN)`));
+      await visible(card.getByText(mobile.operator.name_local, { exact: true }).first());
+      await visible(card.locator('[lang="en"]', { hasText: mobile.operator.name }).first());
+      await visible(card.getByText(label(`enum.numberKind.${mobile.number_type}`), { exact: true }).first());
+      await zhPage(null, label("explorer.title"), "explorer-lookup");
+      const invalid = await lookUp("+8610123");
+      await visible(card.getByText(label(`enum.validationReason.${invalid.validation_reason}`)));
+      await visible(card.getByText(label(`enum.holderReason.${invalid.range_holder_reason}`), { exact: false }));
+      await zhPage(null, label("explorer.title"), "explorer-lookup-invalid");
+
+      // Browsing: operators and networks by their Chinese names where the catalogue has them (the rule
+      // of docs/console.md, computed here from the API's answers), statuses and kinds in words.
+      const helper = await signIn(server);
+      const catalogue = async <T,>(path: string) => (await server.json(path, { headers: helper.headers })).body.data.items as T[];
+      await zhPage("/explorer/browse", label("explorer.title"), "browse-countries");
+      for (const country of ["CN", "HK"]) {
+        await zhPage(`/explorer/browse?country=${country}`, label("explorer.title"), `browse-${country}`);
+        const operators = await catalogue<Operator>(`/v1/operators?country=${country}&limit=1000`);
+        const countryName = `${(await server.json(`/v1/countries/${country}`)).body.data.name_zh} (${country})`;
+        const table = page.getByRole("region", { name: label("browse.operatorsIn").replace("{country}", countryName) });
+        for (const o of operators.slice(0, 25)) {
+          const shown = isChineseName(o.country_iso2, o.name_local) ? o.name_local : o.name;
+          await visible(table.getByRole("link", { name: shown, exact: true }));
+          expect(await table.getByRole("row").filter({ has: page.getByRole("link", { name: shown, exact: true }) }).first().textContent()).toContain(label(`enum.operatorStatus.${o.status}`));
+        }
+        if (country === "CN") {
+          const byId = new Map(operators.map((o) => [o.id, o]));
+          const networks = page.getByRole("region", { name: label("browse.networksIn").replace("{country}", countryName) });
+          for (const n of await catalogue<Network>(`/v1/networks?country=CN&limit=25`)) {
+            const operator = n.operator_id ? byId.get(n.operator_id) : undefined;
+            const chinese = operator && isChineseName(operator.country_iso2, operator.name_local) && (n.name === operator.name || n.name === operator.brand) ? operator.name_local : null;
+            const row = await networks.getByRole("row", { name: new RegExp(`^${n.mcc}-${n.mnc}\\b`) }).textContent();
+            expect(row).toContain(chinese ?? n.name ?? "—");
+            expect(row).toContain(label(`enum.networkStatus.${n.status}`));
+          }
+        }
+      }
+      await zhPage("/explorer/browse?country=CN&operator=cn.china-mobile", label("explorer.title"), "browse-operator");
+      await visible(page.getByRole("heading", { level: 2, name: /^中国移动/ }));
+      await visible(page.getByRole("cell", { name: label("enum.numberKind.mobile"), exact: true }).first());
+      await zhPage("/explorer/changes", label("explorer.title"), "changes-empty");
+      await page.getByRole("button", { name: label("changes.show") }).click();
+      await visible(page.getByText(/^截至版本 /));
+      await zhPage(null, label("explorer.title"), "changes");
+      await zhPage("/explorer/exports", label("explorer.title"), "exports");
+    }
+  }, 480_000);
 
   it("signs out, and web storage holds nothing of the session; nothing broke the CSP or left the origin", async () => {
     await page.goto(`${server.url}/app/usage`);
@@ -493,6 +629,8 @@ describe.skipIf(!runBrowserTests)("web console without an SMS provider", () => {
       await visible(alert);
       expect(await alert.textContent()).toMatch(/本服务暂不支持短信登录.*no SMS provider is configured.*SMS_NOT_CONFIGURED.*HTTP 503.*req_[0-9a-z]{26}/s);
       expect(await seriousViolations(page)).toEqual([]);
+      expect(await rawValuesShown(page, [...Object.values(CONTRACT_ENUMS).flat(), ...OTHER_CONTRACT_VALUES])).toEqual([]);
+      expect(await informalAddress(page)).toEqual([]);
       await screenshot(page, "sign-in-sms-unavailable-zh");
     } finally {
       await browser.close();
@@ -509,3 +647,5 @@ function verifies(request: { headers: Record<string, string | string[] | undefin
   const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestamp}.${request.body}`).digest();
   return timingSafeEqual(expected, Buffer.from(signature.slice(3), "hex"));
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

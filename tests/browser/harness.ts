@@ -110,3 +110,45 @@ export async function webStorage(page: Page): Promise<{ local: Record<string, st
     return { local: dump(localStorage), session: dump(sessionStorage), cookie: document.cookie, indexedDb: databases };
   });
 }
+
+/**
+ * What a Chinese page shows of `values` (enumerated values as they are on the wire) as text a person
+ * reads: its text, options, and accessible names, titles and placeholders. Not machine-facing text —
+ * code, pre and kbd (ids, event types, commands, JSON) — nor text marked as another language
+ * (`lang="en"`: the server's own messages, English names beside the Chinese ones). Words are compared
+ * whole and case-sensitively (`active`, `not_operational`, `ir21.operator.updated`, `Free`); a word
+ * runs on through dots and hyphens, so an id such as `cn.china-mobile` is not the kind `mobile`.
+ */
+export async function rawValuesShown(page: Page, values: readonly string[]): Promise<string[]> {
+  return page.evaluate((values) => {
+    const wanted = new Set(values);
+    const found = new Set<string>();
+    const readable = (element: Element | null) => {
+      if (!element || element.closest("code, pre, kbd, samp, script, style, textarea")) return false;
+      const lang = element.closest("[lang]")?.getAttribute("lang") ?? "";
+      return lang.startsWith("zh");
+    };
+    const check = (text: string | null) => {
+      for (const word of (text ?? "").split(/[^A-Za-z0-9_.-]+/)) {
+        const bare = word.replace(/^[.-]+|[.-]+$/g, "");
+        if (wanted.has(bare)) found.add(bare);
+      }
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) if (readable(node.parentElement)) check(node.textContent);
+    for (const element of document.body.querySelectorAll("[aria-label], [title], [placeholder], [alt]")) {
+      if (!readable(element)) continue;
+      for (const name of ["aria-label", "title", "placeholder", "alt"]) check(element.getAttribute(name));
+    }
+    check(document.title);
+    return [...found].sort();
+  }, values);
+}
+
+/** Every place the page addresses the reader as 你 (the console's Chinese says 您). */
+export async function informalAddress(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const texts = [document.title, document.body.textContent ?? "", ...[...document.body.querySelectorAll("[aria-label], [title], [placeholder]")].flatMap((e) => ["aria-label", "title", "placeholder"].map((n) => e.getAttribute(n) ?? ""))];
+    return texts.flatMap((text) => [...text.matchAll(/.{0,12}你.{0,12}/g)].map((m) => m[0]));
+  });
+}

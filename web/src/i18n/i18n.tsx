@@ -1,5 +1,6 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { createContext, Fragment, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { en, type MessageKey, type PluralKey } from "./en.ts";
+import { enumKey, type EnumKind } from "./labels.ts";
 import { zh } from "./zh.ts";
 
 /**
@@ -33,6 +34,15 @@ export interface I18n {
   t(key: MessageKey, vars?: Vars): string;
   /** A count's text in the plural form the language uses for `n` (given to the text as `{n}`). */
   tn(key: PluralKey, n: number, vars?: Vars): string;
+  /**
+   * A text whose placeholders are elements, e.g. an event type set as code inside a sentence:
+   * `tx("webhooks.eventsHint", { type: <code>ir21.catalog.updated</code> })`.
+   */
+  tx(key: MessageKey, vars: Record<string, ReactNode>): ReactNode;
+  /** `tx` for a count's text, in its plural form (`{n}` is the count). */
+  txn(key: PluralKey, n: number, vars: Record<string, ReactNode>): ReactNode;
+  /** The label of an enumerated value (labels.ts), or null when the console has none for it. */
+  label(kind: EnumKind, value: string): string | null;
   number(value: number): string;
   /** Date and time in the reader's time zone, e.g. "2026-09-08 14:03". */
   dateTime(iso: string | null | undefined): string;
@@ -66,14 +76,21 @@ export function I18nProvider({ children }: { children: ReactNode }) {
       const text = messages[key] ?? en[key];
       return vars ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole)) : text;
     };
+    // A language has the forms of the categories it uses; every count has `.other`.
+    const pluralForm = (key: PluralKey, n: number): MessageKey => {
+      const form = `${key}.${pluralRules.select(n)}` as MessageKey;
+      return form in messages ? form : (`${key}.other` as MessageKey);
+    };
     return {
       lang,
       setLang,
       t,
-      tn(key, n, vars) {
-        // A language has the forms of the categories it uses; every count has `.other`.
-        const form = `${key}.${pluralRules.select(n)}` as MessageKey;
-        return t(form in messages ? form : (`${key}.other` as MessageKey), { ...vars, n });
+      tn: (key, n, vars) => t(pluralForm(key, n), { ...vars, n }),
+      tx: (key, vars) => withElements(messages[key] ?? en[key], vars),
+      txn: (key, n, vars) => withElements(t(pluralForm(key, n), { n }), vars),
+      label(kind, value) {
+        const key = enumKey(kind, value);
+        return key ? t(key) : null;
       },
       number: (value) => numberFormat.format(value),
       dateTime: (iso) => (iso ? dateTimeFormat.format(new Date(iso)) : "—"),
@@ -90,6 +107,14 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     };
   }, [lang, setLang]);
   return <Context.Provider value={value}>{children}</Context.Provider>;
+}
+
+/** "Sent to {n}: {type}" with `type` an element: the text's parts with the elements in their places. */
+function withElements(text: string, vars: Record<string, ReactNode>): ReactNode {
+  return text.split(/(\{\w+\})/).map((part, i) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    return name !== undefined && name in vars ? <Fragment key={i}>{vars[name]}</Fragment> : part;
+  });
 }
 
 export function useI18n(): I18n {

@@ -7,8 +7,11 @@ import { Loading, PageTitle, TableWrap } from "../ui/layout-bits.tsx";
 
 /** Plan (provisional pricing, payment disabled, the plan records) and billing (always empty). */
 export default function PlanPage() {
-  const { t, number } = useI18n();
+  const { t, number, label } = useI18n();
   const plan = useQuery({ queryKey: ["console", "plan"], queryFn: () => api.console.plan.query() });
+  // The plans the server ships have a name in each language; one the console does not know (a newer
+  // server's) keeps the server's name.
+  const planName = (id: string) => label("plan", id) ?? plan.data?.plans.find((p) => p.id === id)?.name ?? id;
   const billing = useQuery({ queryKey: ["console", "billing"], queryFn: () => api.console.billing.query() });
   return (
     <>
@@ -18,7 +21,7 @@ export default function PlanPage() {
       {plan.isError ? <ErrorNotice error={plan.error} /> : null}
       {plan.data ? (
         <>
-          <p>{t("plan.current", { plan: plan.data.plans.find((p) => p.id === plan.data.current_plan)?.name ?? plan.data.current_plan })}</p>
+          <p>{t("plan.current", { plan: planName(plan.data.current_plan) })}</p>
           <TableWrap label={t("plan.plans")}>
             <table>
               <caption>{t("plan.plans")}</caption>
@@ -40,7 +43,7 @@ export default function PlanPage() {
                 {plan.data.plans.map((p) => (
                   <tr key={p.id} className={p.id === plan.data.current_plan ? "row-current" : undefined}>
                     <th scope="row">
-                      {p.name} {p.id === plan.data.current_plan ? <span className="badge badge-ok">{t("plan.yours")}</span> : null}
+                      {planName(p.id)} {p.id === plan.data.current_plan ? <span className="badge badge-ok">{t("plan.yours")}</span> : null}
                     </th>
                     <td className="num">{number(p.monthly_quota)}</td>
                     <td className="num">{number(p.rate_limit_per_minute)}</td>

@@ -1,4 +1,4 @@
-import type { Network, NumberRange } from "@ir21/sdk";
+import type { Network, NumberRange, Operator } from "@ir21/sdk";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { Link, useSearch } from "wouter";
@@ -7,6 +7,8 @@ import { useI18n } from "../../i18n/i18n.tsx";
 import { useCursorPages } from "../../ui/cursor-pages.ts";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, Pager, TableWrap } from "../../ui/layout-bits.tsx";
+import { NUMBER_KINDS, NUMBER_PLANS } from "../../i18n/labels.ts";
+import { CountryName, EnumLabel, Named, holderNames, networkNames, operatorNames, useCountryNames } from "../../ui/names.tsx";
 
 const PAGE = 25;
 
@@ -23,10 +25,10 @@ export function BrowseTab() {
 const browseHref = (query: Record<string, string>) => `/explorer/browse?${new URLSearchParams(query).toString()}`;
 
 function CountriesView() {
-  const { t, tn, lang } = useI18n();
+  const { t, tn } = useI18n();
   const filterId = useId();
   const [filter, setFilter] = useState("");
-  const countries = useQuery({ queryKey: ["data", "countries"], queryFn: () => data.countries.list(), staleTime: Infinity });
+  const { query: countries, names } = useCountryNames();
   const q = filter.trim().toLowerCase();
   const items = countries.data?.data.items.filter((c) => !q || c.iso2.toLowerCase() === q || c.name.toLowerCase().includes(q) || (c.name_zh ?? "").includes(q) || c.calling_codes.includes(q.replace(/^\+/, ""))) ?? [];
   return (
@@ -52,16 +54,21 @@ function CountriesView() {
                 </tr>
               </thead>
               <tbody>
-                {items.map((c) => (
-                  <tr key={c.iso2}>
-                    <th scope="row">
-                      <Link href={browseHref({ country: c.iso2 })}>{lang === "zh-CN" && c.name_zh ? c.name_zh : c.name}</Link>
-                    </th>
-                    <td>{c.iso2}</td>
-                    <td>{c.calling_codes.map((cc) => `+${cc}`).join(", ")}</td>
-                    <td>{c.mccs.join(", ")}</td>
-                  </tr>
-                ))}
+                {items.map((c) => {
+                  const name = names(c.iso2);
+                  return (
+                    <tr key={c.iso2}>
+                      <th scope="row">
+                        <Link href={browseHref({ country: c.iso2 })} lang={name.lang}>
+                          {name.text}
+                        </Link>
+                      </th>
+                      <td>{c.iso2}</td>
+                      <td>{c.calling_codes.map((cc) => `+${cc}`).join(", ")}</td>
+                      <td>{c.mccs.join(", ")}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </TableWrap>
@@ -71,24 +78,41 @@ function CountriesView() {
   );
 }
 
+/**
+ * Every operator of a country, in one query of up to 1,000 (the largest country has a few hundred):
+ * the table pages and searches them here, so typing a search costs no query, and the networks table
+ * names each network's operator from them.
+ */
+function useCountryOperators(iso2: string) {
+  return useQuery({
+    queryKey: ["data", "operators", iso2, "all"],
+    queryFn: async () => {
+      const all: Operator[] = [];
+      for await (const operator of data.operators.iterate({ country: iso2, limit: 1000 })) all.push(operator);
+      return all;
+    },
+    staleTime: 300_000,
+  });
+}
+
 function CountryView({ iso2 }: { iso2: string }) {
-  const { t } = useI18n();
+  const { t, tn, lang } = useI18n();
   const searchId = useId();
   const [search, setSearch] = useState("");
-  const q = search.trim();
-  const pages = useCursorPages();
-  const operators = useQuery({
-    queryKey: ["data", "operators", iso2, q.length >= 2 ? q : "", pages.cursor],
-    queryFn: () => data.operators.list({ country: iso2, limit: PAGE, ...(q.length >= 2 ? { q } : {}), ...(pages.cursor ? { cursor: pages.cursor } : {}) }),
-    placeholderData: keepPreviousData,
-  });
+  const [offset, setOffset] = useState(0);
+  const countryName = useCountryNames().text(iso2);
+  const operators = useCountryOperators(iso2);
+  const q = search.trim().toLowerCase();
+  const matches = (operators.data ?? []).filter((o) => !q || [o.name, o.brand, o.name_local, o.id].some((field) => field?.toLowerCase().includes(q)));
+  const shown = matches.slice(offset, offset + PAGE);
+  const byId = new Map((operators.data ?? []).map((o) => [o.id, o]));
   return (
     <>
       <p className="breadcrumb">
-        <Link href="/explorer/browse">{t("browse.countries")}</Link> › {iso2}
+        <Link href="/explorer/browse">{t("browse.countries")}</Link> › {countryName}
       </p>
       <section aria-labelledby="operators-title">
-        <h2 id="operators-title">{t("browse.operatorsIn", { country: iso2 })}</h2>
+        <h2 id="operators-title">{t("browse.operatorsIn", { country: countryName })}</h2>
         <div className="field">
           <label htmlFor={searchId}>{t("browse.searchOperators")}</label>
           <input
@@ -97,51 +121,58 @@ function CountryView({ iso2 }: { iso2: string }) {
             value={search}
             onChange={(e) => {
               setSearch(e.currentTarget.value);
-              pages.reset();
+              setOffset(0);
             }}
           />
         </div>
         {operators.isPending ? <Loading /> : null}
         {operators.isError ? <ErrorNotice error={operators.error} /> : null}
         {operators.data ? (
-          operators.data.data.items.length === 0 ? (
+          matches.length === 0 ? (
             <p className="muted">{t("browse.noOperators")}</p>
           ) : (
-            <TableWrap label={t("browse.operatorsIn", { country: iso2 })}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("browse.operator")}</th>
-                    <th scope="col">{t("browse.brand")}</th>
-                    <th scope="col">TADIG</th>
-                    <th scope="col">{t("common.status")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {operators.data.data.items.map((o) => (
-                    <tr key={o.id}>
-                      <th scope="row">
-                        <Link href={browseHref({ country: iso2, operator: o.id })}>{o.name}</Link>
-                        <div className="muted small">{o.id}</div>
-                      </th>
-                      <td>{o.brand ?? "—"}</td>
-                      <td>{o.tadig ?? "—"}</td>
-                      <td>{o.status}</td>
+            <>
+              <p className="muted">{tn("browse.operatorsShown", operators.data.length, { shown: matches.length })}</p>
+              <TableWrap label={t("browse.operatorsIn", { country: countryName })}>
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">{t("browse.operator")}</th>
+                      <th scope="col">{t("browse.brand")}</th>
+                      <th scope="col">TADIG</th>
+                      <th scope="col">{t("common.status")}</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+                  </thead>
+                  <tbody>
+                    {shown.map((o) => (
+                      <tr key={o.id}>
+                        <th scope="row">
+                          <Named names={operatorNames(lang, o)}>{(name) => <Link href={browseHref({ country: iso2, operator: o.id })}>{name}</Link>}</Named>
+                          <div className="muted small">
+                            <code>{o.id}</code>
+                          </div>
+                        </th>
+                        <td lang={lang === "zh-CN" ? "en" : undefined}>{o.brand ?? "—"}</td>
+                        <td>{o.tadig ?? "—"}</td>
+                        <td>
+                          <EnumLabel kind="operatorStatus" value={o.status} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableWrap>
+            </>
           )
         ) : null}
-        {operators.data ? <Pager hasPrevious={pages.hasPrevious} hasNext={Boolean(operators.data.data.next_cursor)} onPrevious={pages.previous} onNext={() => pages.next(operators.data.data.next_cursor!)} /> : null}
+        {operators.data ? <Pager hasPrevious={offset > 0} hasNext={offset + PAGE < matches.length} onPrevious={() => setOffset(Math.max(0, offset - PAGE))} onNext={() => setOffset(offset + PAGE)} /> : null}
       </section>
-      <NetworksTable query={{ country: iso2 }} title={t("browse.networksIn", { country: iso2 })} />
+      <NetworksTable query={{ country: iso2 }} title={t("browse.networksIn", { country: countryName })} operatorOf={(id) => byId.get(id)} />
     </>
   );
 }
 
-function NetworksTable({ query, title }: { query: { country?: string; operator?: string }; title: string }) {
+function NetworksTable({ query, title, operatorOf }: { query: { country?: string; operator?: string }; title: string; operatorOf: (id: string) => Operator | undefined }) {
   const { t } = useI18n();
   const pages = useCursorPages();
   const networks = useQuery({
@@ -158,7 +189,7 @@ function NetworksTable({ query, title }: { query: { country?: string; operator?:
         networks.data.data.items.length === 0 ? (
           <p className="muted">{t("browse.noNetworks")}</p>
         ) : (
-          <NetworkRows title={title} items={networks.data.data.items} />
+          <NetworkRows title={title} items={networks.data.data.items} operatorOf={operatorOf} />
         )
       ) : null}
       {networks.data ? <Pager hasPrevious={pages.hasPrevious} hasNext={Boolean(networks.data.data.next_cursor)} onPrevious={pages.previous} onNext={() => pages.next(networks.data.data.next_cursor!)} /> : null}
@@ -166,8 +197,9 @@ function NetworksTable({ query, title }: { query: { country?: string; operator?:
   );
 }
 
-function NetworkRows({ title, items }: { title: string; items: Network[] }) {
-  const { t } = useI18n();
+/** Networks with their names and operators in the reader's language (ui/names.tsx); an operator not at hand stays its id. */
+function NetworkRows({ title, items, operatorOf }: { title: string; items: Network[]; operatorOf: (id: string) => Operator | undefined }) {
+  const { t, lang } = useI18n();
   return (
     <TableWrap label={title}>
       <table>
@@ -181,17 +213,23 @@ function NetworkRows({ title, items }: { title: string; items: Network[] }) {
           </tr>
         </thead>
         <tbody>
-          {items.map((n) => (
-            <tr key={n.id}>
-              <th scope="row">
-                {n.mcc}-{n.mnc}
-              </th>
-              <td>{n.name ?? "—"}</td>
-              <td>{n.operator_id ?? "—"}</td>
-              <td>{n.technologies.join(", ") || "—"}</td>
-              <td>{n.status}</td>
-            </tr>
-          ))}
+          {items.map((n) => {
+            const operator = n.operator_id ? operatorOf(n.operator_id) : undefined;
+            const name = networkNames(lang, n, operator);
+            return (
+              <tr key={n.id}>
+                <th scope="row">
+                  {n.mcc}-{n.mnc}
+                </th>
+                <td>{name ? <Named names={name} /> : "—"}</td>
+                <td>{operator ? <Named names={operatorNames(lang, operator)} /> : n.operator_id ? <code>{n.operator_id}</code> : "—"}</td>
+                <td>{n.technologies.join(", ") || "—"}</td>
+                <td>
+                  <EnumLabel kind="networkStatus" value={n.status} />
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </TableWrap>
@@ -199,9 +237,11 @@ function NetworkRows({ title, items }: { title: string; items: Network[] }) {
 }
 
 function OperatorView({ id, country }: { id: string; country: string | null }) {
-  const { t, number } = useI18n();
+  const { t, number, lang } = useI18n();
+  const countryNames = useCountryNames(Boolean(country));
   const operator = useQuery({ queryKey: ["data", "operator", id], queryFn: () => data.operators.get(id) });
   const o = operator.data?.data;
+  const names = o ? operatorNames(lang, o) : null;
   return (
     <>
       <p className="breadcrumb">
@@ -209,16 +249,23 @@ function OperatorView({ id, country }: { id: string; country: string | null }) {
         {country ? (
           <>
             {" "}
-            › <Link href={browseHref({ country })}>{country}</Link>
+            › <Link href={browseHref({ country })}>{countryNames.text(country)}</Link>
           </>
         ) : null}{" "}
-        › {o?.name ?? id}
+        › {names?.text ?? id}
       </p>
       {operator.isPending ? <Loading /> : null}
       {operator.isError ? <ErrorNotice error={operator.error} /> : null}
-      {o ? (
+      {o && names ? (
         <section className="card" aria-labelledby="operator-title">
-          <h2 id="operator-title">{o.name}</h2>
+          <h2 id="operator-title">
+            <span lang={names.lang}>{names.text}</span>
+            {names.other ? (
+              <span className="subtitle" lang={names.other.lang}>
+                {names.other.text}
+              </span>
+            ) : null}
+          </h2>
           <dl className="facts facts-wide">
             <div>
               <dt>ID</dt>
@@ -227,8 +274,20 @@ function OperatorView({ id, country }: { id: string; country: string | null }) {
               </dd>
             </div>
             <div>
+              <dt>{t("browse.country")}</dt>
+              <dd>
+                <CountryName iso2={o.country_iso2} />
+              </dd>
+            </div>
+            <div>
+              <dt>{t("common.status")}</dt>
+              <dd>
+                <EnumLabel kind="operatorStatus" value={o.status} />
+              </dd>
+            </div>
+            <div>
               <dt>{t("browse.brand")}</dt>
-              <dd>{o.brand ?? "—"}</dd>
+              <dd lang={lang === "zh-CN" ? "en" : undefined}>{o.brand ?? "—"}</dd>
             </div>
             <div>
               <dt>{t("lookup.localName")}</dt>
@@ -244,29 +303,31 @@ function OperatorView({ id, country }: { id: string; country: string | null }) {
             </div>
             <div>
               <dt>{t("browse.source")}</dt>
-              <dd>{o.source}</dd>
+              <dd>
+                <code>{o.source}</code>
+              </dd>
             </div>
           </dl>
         </section>
       ) : null}
-      {o ? <NetworkRowsSection title={t("browse.networksOf", { operator: o.name })} items={o.networks} /> : null}
+      {o && names ? <NetworkRowsSection title={t("browse.networksOf", { operator: names.text })} items={o.networks} operatorOf={(operatorId) => (operatorId === o.id ? o : undefined)} /> : null}
       <RangesSection operator={id} />
     </>
   );
 }
 
-function NetworkRowsSection({ title, items }: { title: string; items: Network[] }) {
+function NetworkRowsSection({ title, items, operatorOf }: { title: string; items: Network[]; operatorOf: (id: string) => Operator | undefined }) {
   const { t } = useI18n();
   return (
     <section>
       <h2>{title}</h2>
-      {items.length === 0 ? <p className="muted">{t("browse.noNetworks")}</p> : <NetworkRows title={title} items={items} />}
+      {items.length === 0 ? <p className="muted">{t("browse.noNetworks")}</p> : <NetworkRows title={title} items={items} operatorOf={operatorOf} />}
     </section>
   );
 }
 
 function RangesSection({ operator }: { operator: string }) {
-  const { t } = useI18n();
+  const { t, label } = useI18n();
   const ids = { kind: useId(), plan: useId(), prefix: useId() };
   const [kind, setKind] = useState<NumberRange["kind"] | "">("");
   const [plan, setPlan] = useState<NumberRange["plan"] | "">("");
@@ -293,11 +354,11 @@ function RangesSection({ operator }: { operator: string }) {
             }}
           >
             <option value="">{t("browse.any")}</option>
-            <option value="mobile">mobile</option>
-            <option value="fixed_line_or_mobile">fixed_line_or_mobile</option>
-            <option value="pager">pager</option>
-            <option value="fixed">fixed</option>
-            <option value="other">other</option>
+            {NUMBER_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {label("numberKind", k)}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field">
@@ -311,8 +372,11 @@ function RangesSection({ operator }: { operator: string }) {
             }}
           >
             <option value="">{t("browse.any")}</option>
-            <option value="e164">E.164</option>
-            <option value="e212">E.212</option>
+            {NUMBER_PLANS.map((p) => (
+              <option key={p} value={p}>
+                {label("numberPlan", p)}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field">
@@ -350,9 +414,15 @@ function RangesSection({ operator }: { operator: string }) {
                 {ranges.data.data.items.map((r) => (
                   <tr key={r.id}>
                     <th scope="row">{r.prefix ?? (r.start && r.end ? `${r.start}–${r.end}` : "—")}</th>
-                    <td>{r.kind}</td>
-                    <td>{r.plan}</td>
-                    <td>{r.range_holder_local ?? r.range_holder ?? "—"}</td>
+                    <td>
+                      <EnumLabel kind="numberKind" value={r.kind} />
+                    </td>
+                    <td>
+                      <EnumLabel kind="numberPlan" value={r.plan} />
+                    </td>
+                    <td>
+                      <RangeHolderName range={r} />
+                    </td>
                     <td>{r.mcc && r.mnc ? `${r.mcc}-${r.mnc}` : "—"}</td>
                   </tr>
                 ))}
@@ -364,4 +434,10 @@ function RangesSection({ operator }: { operator: string }) {
       {ranges.data ? <Pager hasPrevious={pages.hasPrevious} hasNext={Boolean(ranges.data.data.next_cursor)} onPrevious={pages.previous} onNext={() => pages.next(ranges.data.data.next_cursor!)} /> : null}
     </section>
   );
+}
+
+function RangeHolderName({ range }: { range: NumberRange }) {
+  const { lang } = useI18n();
+  const names = holderNames(lang, range);
+  return names ? <Named names={names} /> : <>—</>;
 }

@@ -5,6 +5,8 @@ import { useI18n } from "../../i18n/i18n.tsx";
 import { useCursorPages } from "../../ui/cursor-pages.ts";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, Pager, TableWrap } from "../../ui/layout-bits.tsx";
+import { CountryName } from "../../ui/names.tsx";
+import { EventTypeName } from "../webhooks/subpage.tsx";
 
 /** The change log since a dataset version (what webhooks announce; docs/api.md "/v1/changes"). */
 export function ChangesTab() {
@@ -61,10 +63,13 @@ export function ChangesTab() {
                     <tr key={e.id}>
                       <th scope="row">
                         <code>{e.type}</code>
+                        <div className="small">
+                          <EventTypeName type={e.type} />
+                        </div>
                       </th>
                       <td>{e.dataset_version}</td>
-                      <td>{e.country_iso2 || "—"}</td>
-                      <td>{e.operator_id || "—"}</td>
+                      <td>{e.country_iso2 ? <CountryName iso2={e.country_iso2} /> : "—"}</td>
+                      <td>{e.operator_id ? <code>{e.operator_id}</code> : "—"}</td>
                       <td>{dateTime(e.occurred_at)}</td>
                     </tr>
                   ))}

@@ -1,9 +1,11 @@
 import type { ImsiLookup, Network, NumberLookup, Operator } from "@ir21/sdk";
 import { useMutation } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { data } from "../../api.ts";
 import { useI18n } from "../../i18n/i18n.tsx";
+import { numberTypeKind } from "../../i18n/labels.ts";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
+import { CountryName, EnumLabel, Named, holderNames, networkNames, operatorNames } from "../../ui/names.tsx";
 
 type Answer = { kind: "number"; result: NumberLookup; version: string } | { kind: "imsi"; result: ImsiLookup; version: string };
 
@@ -74,9 +76,11 @@ export function LookupTab() {
 function AnswerCard({ answer }: { answer: Answer }) {
   const { t, lang } = useI18n();
   const r = answer.result;
+  const number = answer.kind === "number" ? answer.result : null;
   const operator: Operator | null = r.operator;
   const network: Network | null = r.network;
   const range = r.range;
+  const networkName = network ? networkNames(lang, network, operator) : null;
   // Location and time zones are optional fields of the answer (issue 19's enrichment): shown only
   // when the answer carries them, "Unknown" when it carries them as null.
   const extra = r as unknown as { location?: unknown; time_zones?: unknown; time_zone?: unknown };
@@ -84,37 +88,63 @@ function AnswerCard({ answer }: { answer: Answer }) {
   return (
     <article className="card answer" aria-labelledby="answer-title">
       <h3 id="answer-title">
-        {answer.kind === "number" ? (answer.result as NumberLookup).number : (answer.result as ImsiLookup).imsi}{" "}
-        {answer.kind === "number" ? (
-          (answer.result as NumberLookup).valid ? (
-            <span className="badge badge-ok">{t("lookup.valid")}</span>
-          ) : (
-            <span className="badge badge-failed">{t("lookup.invalid")}</span>
-          )
-        ) : null}
+        {number ? number.number : (answer.result as ImsiLookup).imsi}{" "}
+        {number ? number.valid ? <span className="badge badge-ok">{t("lookup.valid")}</span> : <span className="badge badge-failed">{t("lookup.invalid")}</span> : null}
       </h3>
       <dl className="facts facts-wide">
-        <Fact term={t("lookup.countryTerm")} value={r.country_iso2} />
-        {answer.kind === "number" ? <Fact term={t("lookup.rangeHolder")} value={(answer.result as NumberLookup).range_holder} note={t("lookup.rangeHolderNote")} /> : null}
-        <Fact term={t("lookup.operator")} value={operator ? `${operator.name}${operator.brand && operator.brand !== operator.name ? ` (${operator.brand})` : ""}` : null} />
-        {operator?.name_local ? <Fact term={t("lookup.localName")} value={operator.name_local} /> : null}
-        <Fact term={t("lookup.network")} value={network ? `${network.mcc}-${network.mnc}${network.name ? ` ${network.name}` : ""}` : null} />
+        {number?.validation_reason ? <Fact term={t("lookup.whyInvalid")} value={<EnumLabel kind="validationReason" value={number.validation_reason} />} /> : null}
+        <Fact term={t("lookup.countryTerm")} value={r.country_iso2 ? <CountryName iso2={r.country_iso2} /> : null} />
+        {/* The answer's `note` is this warning in English, for API clients: the card says it in the reader's language. */}
+        {number ? <Fact term={t("lookup.rangeHolder")} value={<RangeHolder lookup={number} />} note={number.range_holder ? t("lookup.rangeHolderNote") : undefined} /> : null}
+        <Fact term={t("lookup.operator")} value={operator ? <Named names={operatorNames(lang, operator)} /> : null} />
+        {operator?.brand && operator.brand !== operator.name ? <Fact term={t("browse.brand")} value={<span lang={lang === "zh-CN" ? "en" : undefined}>{operator.brand}</span>} /> : null}
+        <Fact
+          term={t("lookup.network")}
+          value={
+            network ? (
+              <>
+                {network.mcc}-{network.mnc} {networkName ? <Named names={networkName} /> : null}
+              </>
+            ) : null
+          }
+        />
         {network?.technologies.length ? <Fact term={t("lookup.technologies")} value={network.technologies.join(", ")} /> : null}
         {network?.tadig || operator?.tadig ? <Fact term="TADIG" value={network?.tadig ?? operator?.tadig ?? null} /> : null}
-        {answer.kind === "number" ? <Fact term={t("lookup.numberType")} value={(answer.result as NumberLookup).number_type} /> : null}
-        <Fact term={t("lookup.rangeKind")} value={range ? `${range.kind} (${range.plan})` : null} />
-        {answer.kind === "number" && (answer.result as NumberLookup).match ? <Fact term={t("lookup.prefix")} value={(answer.result as NumberLookup).match!.prefix} /> : null}
-        {answer.kind === "imsi" ? <Fact term="MCC / MNC" value={`${(answer.result as ImsiLookup).mcc ?? "—"} / ${(answer.result as ImsiLookup).mnc ?? "—"}`} /> : null}
+        {number ? <Fact term={t("lookup.numberType")} value={number.number_type ? <EnumLabel kind="numberKind" value={numberTypeKind(number.number_type)} /> : null} /> : null}
+        <Fact
+          term={t("lookup.rangeKind")}
+          value={
+            range ? (
+              <>
+                <EnumLabel kind="numberKind" value={range.kind} /> · <EnumLabel kind="numberPlan" value={range.plan} />
+              </>
+            ) : null
+          }
+        />
+        {number?.match ? <Fact term={t("lookup.prefix")} value={number.match.prefix} /> : null}
+        {answer.kind === "imsi" ? <Fact term="MCC / MNC" value={`${answer.result.mcc ?? "—"} / ${answer.result.mnc ?? "—"}`} /> : null}
         {extra.location !== undefined ? <Fact term={t("lookup.location")} value={locationText(extra.location, lang)} /> : null}
         {timeZones !== undefined ? <Fact term={t("lookup.timeZones")} value={timeZonesText(timeZones)} /> : null}
         <Fact term={t("lookup.version")} value={answer.version} />
       </dl>
-      {answer.kind === "number" && (answer.result as NumberLookup).note ? <p className="hint">{(answer.result as NumberLookup).note}</p> : null}
     </article>
   );
 }
 
-function Fact({ term, value, note }: { term: string; value: string | null; note?: string }) {
+/**
+ * The number's range holder in the reader's language: the answer names it in English; its range
+ * carries the local name too. None named: why not (the answer's `range_holder_reason`).
+ */
+function RangeHolder({ lookup }: { lookup: NumberLookup }) {
+  const { t, tx, lang } = useI18n();
+  if (!lookup.range_holder) {
+    return <span className="muted">{lookup.range_holder_reason ? tx("lookup.noHolder", { reason: <EnumLabel kind="holderReason" value={lookup.range_holder_reason} /> }) : t("lookup.unknown")}</span>;
+  }
+  const names = lookup.range && lookup.range.range_holder === lookup.range_holder ? holderNames(lang, lookup.range) : null;
+  return <Named names={names ?? { text: lookup.range_holder, ...(lang === "zh-CN" ? { lang: "en" } : {}) }} />;
+}
+
+function Fact({ term, value, note }: { term: string; value: ReactNode; note?: string }) {
   const { t } = useI18n();
   return (
     <div>

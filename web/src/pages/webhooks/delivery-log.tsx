@@ -6,7 +6,9 @@ import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, Pager, TableWrap } from "../../ui/layout-bits.tsx";
 import { useCursorPages } from "../../ui/cursor-pages.ts";
-import { DELIVERY_STATUSES, statusLabel } from "./shared.ts";
+import { DeliveryErrorText, EnumLabel } from "../../ui/names.tsx";
+import { DELIVERY_STATUSES } from "./shared.ts";
+import { EventTypeName } from "./subpage.tsx";
 
 /**
  * A delivery log as the console shows it, for a subscription (detail.tsx) and for a listen session
@@ -47,7 +49,7 @@ export type DeliveryLog = ReturnType<typeof useDeliveryLog>;
 
 /** The status filter (which starts the listing again) and Refresh, then the log's own actions. */
 export function DeliveryToolbar({ log, onFilterChange, children }: { log: DeliveryLog; onFilterChange?: () => void; children?: ReactNode }) {
-  const { t } = useI18n();
+  const { t, label } = useI18n();
   const statusId = useId();
   return (
     <div className="toolbar">
@@ -65,7 +67,7 @@ export function DeliveryToolbar({ log, onFilterChange, children }: { log: Delive
           <option value="">{t("deliveries.all")}</option>
           {DELIVERY_STATUSES.map((s) => (
             <option key={s} value={s}>
-              {t(statusLabel(s))}
+              {label("deliveryStatus", s)}
             </option>
           ))}
         </select>
@@ -135,13 +137,18 @@ export function DeliveryTable({ log, hrefOf, retried, selection }: { log: Delive
                     <Link href={hrefOf(d)}>
                       <code>{d.event_type}</code>
                     </Link>
+                    <div className="small">
+                      <EventTypeName type={d.event_type} />
+                    </div>
                     <div className="muted small">{d.id}</div>
                   </th>
                   <td>
-                    <span className={`badge badge-${d.status}`}>{t(statusLabel(d.status))}</span>
+                    <span className={`badge badge-${d.status}`}>
+                      <EnumLabel kind="deliveryStatus" value={d.status} />
+                    </span>
                   </td>
                   {retried ? <td className="num">{number(d.attempts)}</td> : null}
-                  <td>{d.response_status ?? d.last_error ?? "—"}</td>
+                  <td>{d.response_status ?? (d.last_error ? <DeliveryErrorText error={d.last_error} /> : "—")}</td>
                   <td>{dateTime(d.created_at)}</td>
                   {retried ? <td>{d.next_attempt_at ? dateTime(d.next_attempt_at) : "—"}</td> : null}
                 </tr>

@@ -4,7 +4,9 @@ import { api } from "../../api.ts";
 import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle, TableWrap } from "../../ui/layout-bits.tsx";
-import { deliveriesKey, deliveryKey, listenDeliveryKey, statusLabel } from "./shared.ts";
+import { DeliveryErrorText, EnumLabel } from "../../ui/names.tsx";
+import { deliveriesKey, deliveryKey, listenDeliveryKey } from "./shared.ts";
+import { EventTypeName } from "./subpage.tsx";
 import type { WebhookAttempt, WebhookAttemptResponse } from "@ir21/sdk";
 
 /**
@@ -54,13 +56,16 @@ export default function DeliveryPage({ id, deliveryId, listen = false }: { id: s
               <div>
                 <dt>{t("deliveries.event")}</dt>
                 <dd>
-                  <code>{delivery.data.item.event_type}</code> {delivery.data.event.test ? <span className="badge badge-muted">{t("delivery.test")}</span> : null}
+                  <code>{delivery.data.item.event_type}</code> <EventTypeName type={delivery.data.item.event_type} />{" "}
+                  {delivery.data.event.test ? <span className="badge badge-muted">{t("delivery.test")}</span> : null}
                 </dd>
               </div>
               <div>
                 <dt>{t("common.status")}</dt>
                 <dd>
-                  <span className={`badge badge-${delivery.data.item.status}`}>{t(statusLabel(delivery.data.item.status))}</span>
+                  <span className={`badge badge-${delivery.data.item.status}`}>
+                    <EnumLabel kind="deliveryStatus" value={delivery.data.item.status} />
+                  </span>
                 </dd>
               </div>
               <div>
@@ -130,7 +135,7 @@ function Attempts({ attempts }: { attempts: WebhookAttempt[] }) {
                 <th scope="row">{dateTime(a.attempted_at)}</th>
                 <td>{a.response_status ?? "—"}</td>
                 <td className="num">{t("delivery.ms", { n: number(a.duration_ms) })}</td>
-                <td>{a.error ?? "—"}</td>
+                <td>{a.error ? <DeliveryErrorText error={a.error} /> : "—"}</td>
               </tr>
             ))}
           </tbody>

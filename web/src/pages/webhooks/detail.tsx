@@ -10,7 +10,7 @@ import { SecretOnce } from "../../ui/secret.tsx";
 import { useSecondsLeft } from "../../ui/time.ts";
 import { DeliveryTable, DeliveryToolbar, useDeliveryLog } from "./delivery-log.tsx";
 import { EventTypeChoice, type TestChoice } from "./event-type-choice.tsx";
-import { filtersText } from "./list.tsx";
+import { FiltersText } from "./list.tsx";
 import { WEBHOOKS, deliveriesKey, useWebhook } from "./shared.ts";
 import { EventTypeList, SubpageNotFound, SubpageTitle } from "./subpage.tsx";
 import type { WebhookSubscription } from "@ir21/sdk";
@@ -36,7 +36,7 @@ export default function WebhookPage({ id }: { id: string }) {
 }
 
 function Settings({ item }: { item: WebhookSubscription }) {
-  const { t, tn, dateTime } = useI18n();
+  const { t, dateTime } = useI18n();
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -81,7 +81,9 @@ function Settings({ item }: { item: WebhookSubscription }) {
         </div>
         <div>
           <dt>{t("webhooks.filters")}</dt>
-          <dd>{filtersText({ t, tn }, item.countries, item.operators)}</dd>
+          <dd>
+            <FiltersText countries={item.countries} operators={item.operators} />
+          </dd>
         </div>
         <div>
           <dt>{t("common.created")}</dt>

@@ -6,6 +6,7 @@ import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle } from "../../ui/layout-bits.tsx";
 import { MultiPicker } from "../../ui/multi-picker.tsx";
+import { namesText, operatorNames, useCountryNames } from "../../ui/names.tsx";
 import { SecretOnce } from "../../ui/secret.tsx";
 import { EVENT_TYPES, WEBHOOKS, eventDescription, useWebhook, type EventType } from "./shared.ts";
 
@@ -30,7 +31,7 @@ interface Initial {
 }
 
 function WebhookForm({ initial }: { initial: Initial | null }) {
-  const { t, lang } = useI18n();
+  const { t, tx, lang } = useI18n();
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const ids = { url: useId(), urlHint: useId(), events: useId() };
@@ -43,11 +44,9 @@ function WebhookForm({ initial }: { initial: Initial | null }) {
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
 
   // Both pickers read the catalogue through the data API, metered on the account like any web query.
-  const countryList = useQuery({ queryKey: ["data", "countries"], queryFn: () => data.countries.list(), staleTime: Infinity });
-  const countryName = useMemo(() => {
-    const names = new Map(countryList.data?.data.items.map((c) => [c.iso2, lang === "zh-CN" && c.name_zh ? c.name_zh : c.name]));
-    return (iso2: string) => (names.has(iso2) ? `${names.get(iso2)} (${iso2})` : iso2);
-  }, [countryList.data, lang]);
+  const countryNames = useCountryNames();
+  const countryList = countryNames.query;
+  const countryName = countryNames.text;
   const countryMatches = useMemo(() => {
     const items = countryList.data?.data.items;
     if (!items) return undefined;
@@ -64,7 +63,12 @@ function WebhookForm({ initial }: { initial: Initial | null }) {
     enabled: operatorParams !== null,
     staleTime: 300_000,
   });
-  const operatorOptions = operatorParams === null ? undefined : operatorList.data?.data.items.map((o) => ({ value: o.id, label: `${o.name} (${o.id})` }));
+  const operatorOptions = operatorParams === null ? undefined : operatorList.data?.data.items.map((o) => ({ value: o.id, label: `${namesText(operatorNames(lang, o))} · ${o.id}` }));
+  // The chosen operators by name once a search has shown them (a saved filter holds ids only).
+  const [operatorLabels, setOperatorLabels] = useState<ReadonlyMap<string, string>>(new Map());
+  useEffect(() => {
+    if (operatorOptions?.some((o) => operatorLabels.get(o.value) !== o.label)) setOperatorLabels(new Map([...operatorLabels, ...operatorOptions.map((o) => [o.value, o.label] as const)]));
+  }, [operatorOptions, operatorLabels]);
 
   const save = useMutation({
     mutationFn: async () => {
@@ -113,7 +117,7 @@ function WebhookForm({ initial }: { initial: Initial | null }) {
         </div>
         <fieldset className="events">
           <legend>{t("webhooks.events")}</legend>
-          <p className="hint">{t("webhooks.eventsHint")}</p>
+          <p className="hint">{tx("webhooks.eventsHint", { type: <code>ir21.catalog.updated</code> })}</p>
           <div className="actions">
             <button type="button" className="button-secondary" onClick={() => setEvents([...EVENT_TYPES])}>
               {t("webhooks.selectAll")}
@@ -157,6 +161,7 @@ function WebhookForm({ initial }: { initial: Initial | null }) {
           selected={operators}
           onChange={setOperators}
           options={operatorOptions}
+          labelOf={(id) => operatorLabels.get(id) ?? id}
           status={operatorList.isError ? <ErrorNotice error={operatorList.error} /> : operatorParams !== null && operatorList.isPending ? <p className="muted">{t("common.loading")}</p> : null}
         />
         <div className="actions">

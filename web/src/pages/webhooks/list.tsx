@@ -1,7 +1,9 @@
+import { Fragment } from "react";
 import { Link } from "wouter";
-import { useI18n, type I18n } from "../../i18n/i18n.tsx";
+import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle, TableWrap } from "../../ui/layout-bits.tsx";
+import { useCountryNames } from "../../ui/names.tsx";
 import { ListenPanel } from "./listen-panel.tsx";
 import { useWebhooks } from "./shared.ts";
 
@@ -42,7 +44,9 @@ export default function WebhooksPage() {
                     </Link>
                   </th>
                   <td>{tn("webhooks.eventCount", w.events.length)}</td>
-                  <td>{filtersText({ t, tn }, w.countries, w.operators)}</td>
+                  <td>
+                    <FiltersText countries={w.countries} operators={w.operators} />
+                  </td>
                   <td>{w.enabled ? <span className="badge badge-ok">{t("webhooks.enabled")}</span> : <span className="badge badge-muted">{t("webhooks.disabled")}</span>}</td>
                   <td>{dateTime(w.created_at)}</td>
                 </tr>
@@ -56,9 +60,29 @@ export default function WebhooksPage() {
   );
 }
 
-export function filtersText({ t, tn }: Pick<I18n, "t" | "tn">, countries: string[], operators: string[]): string {
-  const parts = [];
-  if (countries.length) parts.push(tn("webhooks.countriesList", countries.length, { list: countries.join(", ") }));
-  if (operators.length) parts.push(tn("webhooks.operatorsList", operators.length, { list: operators.join(", ") }));
-  return parts.length ? parts.join("; ") : t("webhooks.noFilter");
+/**
+ * A subscription's or listen session's filters: the countries by name (their codes after them), the
+ * operators by id, as the filter holds them. Country names cost one metered query per page load, and
+ * only on a page that shows a country filter (ui/names.tsx).
+ */
+export function FiltersText({ countries, operators }: { countries: readonly string[]; operators: readonly string[] }) {
+  const { t, txn, lang } = useI18n();
+  const countryNames = useCountryNames(countries.length > 0);
+  if (!countries.length && !operators.length) return <>{t("webhooks.noFilter")}</>;
+  return (
+    <>
+      {countries.length ? txn("webhooks.countriesList", countries.length, { list: countries.map(countryNames.text).join(lang === "zh-CN" ? "、" : ", ") }) : null}
+      {countries.length && operators.length ? (lang === "zh-CN" ? "；" : "; ") : null}
+      {operators.length
+        ? txn("webhooks.operatorsList", operators.length, {
+            list: operators.map((id, i) => (
+              <Fragment key={id}>
+                {i ? ", " : null}
+                <code>{id}</code>
+              </Fragment>
+            )),
+          })
+        : null}
+    </>
+  );
 }

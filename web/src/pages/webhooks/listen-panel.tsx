@@ -8,7 +8,8 @@ import { ConfirmDialog, Dialog } from "../../ui/dialog.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, TableWrap } from "../../ui/layout-bits.tsx";
 import { EventTypeChoice, type TestChoice } from "./event-type-choice.tsx";
-import { filtersText } from "./list.tsx";
+import { EnumLabel } from "../../ui/names.tsx";
+import { FiltersText } from "./list.tsx";
 import { LISTEN_COMMAND, LISTEN_SESSIONS, listenDeliveriesKey, useListenSessions, type EventType } from "./shared.ts";
 
 /**
@@ -85,7 +86,9 @@ function SessionRow({ session }: { session: ListenSession }) {
       </td>
       <td>
         {session.events.length ? tn("webhooks.eventCount", session.events.length) : t("listen.allEvents")}
-        <div className="muted small">{filtersText({ t, tn }, session.countries, session.operators)}</div>
+        <div className="muted small">
+          <FiltersText countries={session.countries} operators={session.operators} />
+        </div>
       </td>
       <td className="url">{session.forward_to ?? "—"}</td>
       <td>{dateTime(session.created_at)}</td>
@@ -95,13 +98,17 @@ function SessionRow({ session }: { session: ListenSession }) {
 }
 
 export function SessionStatus({ session }: { session: ListenSession }) {
-  const { t } = useI18n();
+  const { tx } = useI18n();
   return session.status === "open" ? (
-    <span className="badge badge-ok">{t("listen.open")}</span>
+    <span className="badge badge-ok">
+      <EnumLabel kind="listenStatus" value={session.status} />
+    </span>
   ) : (
     <>
-      <span className="badge badge-muted">{t("listen.ended")}</span>
-      {session.end_reason ? <div className="muted small">{t("listen.endReason", { reason: session.end_reason })}</div> : null}
+      <span className="badge badge-muted">
+        <EnumLabel kind="listenStatus" value={session.status} />
+      </span>
+      {session.end_reason ? <div className="muted small">{tx("listen.endReason", { reason: <EnumLabel kind="listenEndReason" value={session.end_reason} /> })}</div> : null}
     </>
   );
 }
@@ -139,7 +146,7 @@ export function EndSessionButton({ session }: { session: ListenSession }) {
 
 /** One test event of a chosen type to every open session of the account, whatever their filters. */
 function TriggerDialog({ open, onClose, openCount }: { open: boolean; onClose: () => void; openCount: number }) {
-  const { t, tn } = useI18n();
+  const { t, tn, txn } = useI18n();
   const queryClient = useQueryClient();
   const [type, setType] = useState<TestChoice>("ir21.operator.updated");
   const trigger = useMutation({
@@ -175,7 +182,7 @@ function TriggerDialog({ open, onClose, openCount }: { open: boolean; onClose: (
         {trigger.isError ? <ErrorNotice error={trigger.error} /> : null}
         {trigger.isSuccess ? (
           <div role="status" className="notice notice-info">
-            <p>{tn("listen.triggered", trigger.data.deliveries.length, { type: trigger.data.event_type })}</p>
+            <p>{txn("listen.triggered", trigger.data.deliveries.length, { type: <code>{trigger.data.event_type}</code>, command: <code>ir21 listen</code> })}</p>
             <ul className="plain">
               {trigger.data.deliveries.map((d) => (
                 <li key={d.delivery_id}>

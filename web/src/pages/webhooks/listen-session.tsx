@@ -3,14 +3,14 @@ import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading } from "../../ui/layout-bits.tsx";
 import { DeliveryTable, DeliveryToolbar, useDeliveryLog } from "./delivery-log.tsx";
-import { filtersText } from "./list.tsx";
+import { FiltersText } from "./list.tsx";
 import { EndSessionButton, SessionStatus } from "./listen-panel.tsx";
 import { listenDeliveriesKey, useListenSessions } from "./shared.ts";
 import { EventTypeList, SubpageNotFound, SubpageTitle } from "./subpage.tsx";
 
 /** One listen session: its filters and state, End, and its deliveries (what the forwarder reported). */
 export default function ListenSessionPage({ id }: { id: string }) {
-  const { t, tn, dateTime } = useI18n();
+  const { t, dateTime } = useI18n();
   const sessions = useListenSessions();
   const session = sessions.data?.items.find((s) => s.id === id);
   const log = useDeliveryLog(listenDeliveriesKey(id), (page) => api.webhooks.listen.listDeliveries.query({ id, ...page }));
@@ -39,7 +39,9 @@ export default function ListenSessionPage({ id }: { id: string }) {
           </div>
           <div>
             <dt>{t("webhooks.filters")}</dt>
-            <dd>{filtersText({ t, tn }, session.countries, session.operators)}</dd>
+            <dd>
+              <FiltersText countries={session.countries} operators={session.operators} />
+            </dd>
           </div>
           <div>
             <dt>{t("listen.forwardTo")}</dt>

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType, type WebhookSubscription } from "@ir21/sdk";
+import { EVENT_TYPES, type DeliveryStatus, type EventType, type WebhookSubscription } from "@ir21/sdk";
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api.ts";
 import type { MessageKey } from "../../i18n/en.ts";
@@ -31,5 +31,4 @@ export { EVENT_TYPES, type EventType };
 /** The UI text describing an event type in one line. */
 export const eventDescription = (type: EventType): MessageKey => `event.${type}` as MessageKey;
 
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"] as const;
-export const statusLabel = (status: string): MessageKey => `delivery.status.${status}` as MessageKey;
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"] as const satisfies readonly DeliveryStatus[];

@@ -1,7 +1,9 @@
 import type { ReactNode } from "react";
 import { Link } from "wouter";
 import { useI18n } from "../../i18n/i18n.tsx";
+import type { EventType } from "@ir21/sdk";
 import { PageTitle } from "../../ui/layout-bits.tsx";
+import { EnumLabel } from "../../ui/names.tsx";
 
 /**
  * The frame of a page under Webhooks that shows one thing (a subscription, a listen session): a
@@ -32,15 +34,24 @@ export function SubpageNotFound({ title }: { title: string }) {
   );
 }
 
-/** Event types, one a line. */
-export function EventTypeList({ events }: { events: readonly string[] }) {
+/** Event types, one a line: the type as receivers match it, then its name in the reader's language. */
+export function EventTypeList({ events }: { events: readonly EventType[] }) {
   return (
     <ul className="plain">
       {events.map((e) => (
         <li key={e}>
-          <code>{e}</code>
+          <code>{e}</code> <EventTypeName type={e} />
         </li>
       ))}
     </ul>
+  );
+}
+
+/** An event type's name in the reader's language ("Operator changed"), beside the type itself. */
+export function EventTypeName({ type }: { type: EventType }) {
+  return (
+    <span className="muted">
+      <EnumLabel kind="eventType" value={type} />
+    </span>
   );
 }
