@@ -6,7 +6,17 @@
 //   runs stale code);
 // - otherwise, or when IR21_DEV=1, the TypeScript sources through tsx (development: no build step,
 //   stack traces point at the real files).
+// Before either, `.env` (or IR21_ENV_FILE) is loaded under the variables already set (env-file.js).
 import { existsSync, readFileSync } from "node:fs";
+import { EnvFileError, loadEnvFile } from "./env-file.js";
+
+try {
+  loadEnvFile();
+} catch (error) {
+  if (!(error instanceof EnvFileError)) throw error;
+  console.error(`ir21-server: ${error.message}`);
+  process.exit(78); // EX_CONFIG, as for an invalid variable
+}
 
 const dist = new URL("../dist/main.mjs", import.meta.url);
 const src = new URL("../src/", import.meta.url);
