@@ -10,6 +10,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { EnvFileError, loadEnvFile } from "./env-file.js";
 
+// As PID 1 (a container's command, without an init) the kernel gives node no default action for a
+// signal it has no handler for: a SIGTERM before `serve` installs its graceful stop (during the first
+// start's import, say) would be ignored and lost. Until a command installs its own handler, a signal
+// then ends the process as the default action does elsewhere (exit 128 + its number); once there is
+// one, this one steps aside. JavaScript handlers run between tasks, so a signal arriving during a long
+// synchronous step takes effect after it. Elsewhere the default action is left alone.
+if (process.pid === 1) {
+  for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2]]) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(128 + number);
+    });
+  }
+}
+
 try {
   loadEnvFile();
 } catch (error) {
