@@ -39,13 +39,22 @@ COPY tests/package.json tests/
 ARG npm_config_better_sqlite3_binary_host
 # Only what the server and the console need to build (the CLI and the tests' tools are not installed).
 # Scripts off, then the one native addon built: the workspace's own `prepare` would build every package.
-RUN pnpm install --frozen-lockfile --ignore-scripts --filter "@ir21/server..." --filter "@ir21/web..." \
- && pnpm rebuild better-sqlite3
+# pnpm's store is a cache mount, kept between builds (BuildKit, buildah), and so needed by the deploy too.
+RUN --mount=type=cache,id=ir21-pnpm-store,target=/pnpm-store \
+    pnpm install --frozen-lockfile --ignore-scripts --store-dir /pnpm-store --filter "@ir21/server..." --filter "@ir21/web..." \
+ && pnpm --filter @ir21/server rebuild better-sqlite3
 COPY . .
-RUN pnpm -F @ir21/web build \
+# `pnpm deploy` copies the server with its production dependencies alone to /out; its install would run
+# the workspace's `prepare` too, so scripts are off and the addon built above is copied in.
+RUN --mount=type=cache,id=ir21-pnpm-store,target=/pnpm-store \
+    pnpm -F @ir21/web build \
  && pnpm -F @ir21/server build \
- && pnpm --filter @ir21/server deploy --legacy --prod /out \
- && rm -rf /out/src /out/*.md /out/tsconfig*.json /out/tsdown.config.ts
+ && pnpm --filter @ir21/server deploy --legacy --prod --ignore-scripts --store-dir /pnpm-store /out \
+ && mkdir -p /out/node_modules/better-sqlite3/build/Release \
+ && cp server/node_modules/better-sqlite3/build/Release/better_sqlite3.node /out/node_modules/better-sqlite3/build/Release/ \
+ && cd /out \
+ && node -e "new (require('better-sqlite3'))(':memory:').close()" \
+ && rm -rf src ./*.md tsconfig*.json tsdown.config.ts
 
 FROM ${BASE}
 # The data volume holds the SQLite default and whatever the server writes under DATA_DIR (generated

@@ -22,7 +22,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -88,20 +88,17 @@ function run(command: string, args: string[], options: { input?: string | Buffer
   return result.stdout;
 }
 const buildah = (...args: string[]) => run("buildah", [...storageArgs(), ...args]).trim();
-/** A long command with its output streamed to a log file (the build), checked for its status. */
+/** A long command with its output written to a log file as it comes (the build), checked for its status. */
 function runLogged(command: string, args: string[], logFile: string, cwd?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const chunks: Buffer[] = [];
-    const keep = (c: Buffer) => chunks.push(c);
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
+    const log = openSync(logFile, "w");
+    const child = spawn(command, args, { cwd, stdio: ["ignore", log, log] });
+    closeSync(log);
     child.on("error", reject);
     child.on("close", (code) => {
-      const output = Buffer.concat(chunks);
-      writeFileSync(logFile, output);
-      if (code === 0) resolve();
-      else reject(new Error(`${command} ${args.slice(0, 6).join(" ")} … exited ${code}; last lines of ${logFile}:\n${output.toString("utf8").split("\n").slice(-40).join("\n")}`));
+      if (code === 0) return resolve();
+      const tail = readFileSync(logFile, "utf8").split("\n").slice(-40).join("\n");
+      reject(new Error(`${command} ${args.slice(0, 6).join(" ")} … exited ${code}; last lines of ${logFile}:\n${tail}`));
     });
   });
 }
@@ -232,6 +229,7 @@ async function addonMirror(): Promise<{ url: string; close: () => void } | null>
 
 interface ImageConfig {
   User: string;
+  WorkingDir: string;
   Entrypoint: string[] | null;
   Cmd: string[] | null;
   Env: string[];
@@ -264,24 +262,49 @@ interface Running {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/**
- * A fresh container of the image running `command` (the image's entrypoint and command unless given)
- * with `volume` bound at /data, on a free loopback port: HOST is narrowed to 127.0.0.1 because with
- * chroot isolation the container shares the host's network.
- */
-async function startContainer(volume: string, env: Record<string, string>, options: { pid?: "private"; command?: string[] } = {}): Promise<Running> {
-  const config = imageConfig();
-  const port = await freePort();
-  const container = buildah("from", "--pull=never", "--quiet", IMAGE);
-  const command = options.command ?? [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
-  const envArgs = Object.entries({ HOST: "127.0.0.1", PORT: String(port), ...env }).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
-  const pidArgs = options.pid ? ["--pid", options.pid] : [];
-  const child = spawn("buildah", [...storageArgs(), "run", "--isolation", "chroot", ...pidArgs, "--volume", `${volume}:/data`, ...envArgs, container, "--", ...command], { stdio: ["ignore", "pipe", "pipe"] });
+/** Collects a child's output and its exit. */
+function watch(child: ChildProcess, container: string, port: number): Running {
   let output = "";
   child.stdout!.on("data", (c) => (output += c));
   child.stderr!.on("data", (c) => (output += c));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return { child, container, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+/**
+ * A fresh container of the image running its entrypoint and command with `volume` bound at /data, on a
+ * free loopback port: HOST is narrowed to 127.0.0.1 because with chroot isolation the container shares
+ * the host's network.
+ */
+async function startContainer(volume: string, env: Record<string, string>): Promise<Running> {
+  const config = imageConfig();
+  const port = await freePort();
+  const container = buildah("from", "--pull=never", "--quiet", IMAGE);
+  // buildah mounts an anonymous volume over each path the image declares, which would hide the bind
+  // mount below (a Docker runtime lets `-v` replace it): the container forgets the declaration first.
+  for (const path of Object.keys(config.Volumes ?? {})) buildah("config", "--volume", `${path}-`, container);
+  const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
+  const envArgs = Object.entries({ HOST: "127.0.0.1", PORT: String(port), ...env }).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
+  const child = spawn("buildah", [...storageArgs(), "run", "--isolation", "chroot", "--volume", `${volume}:/data`, ...envArgs, container, "--", ...command], { stdio: ["ignore", "pipe", "pipe"] });
+  return watch(child, container, port);
+}
+
+/**
+ * The image's command as PID 1 of its own PID namespace, as a container runtime starts it: buildah's
+ * chroot isolation makes no PID namespace (its --pid is ignored), so this does what the runtime would
+ * by hand on the container's mounted root: unshare a PID and a mount namespace, bind the volume, chroot
+ * as the image's user with the image's environment and working directory, exec the entrypoint.
+ */
+async function startAsPid1(volume: string, env: Record<string, string>, uid: number): Promise<Running> {
+  const config = imageConfig();
+  const port = await freePort();
+  const container = buildah("from", "--pull=never", "--quiet", IMAGE);
+  const rootfs = buildah("mount", container);
+  const environment = [...config.Env, ...Object.entries({ HOST: "127.0.0.1", PORT: String(port), ...env }).map(([k, v]) => `${k}=${v}`)];
+  const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
+  const shScript = 'v="$1"; r="$2"; w="$3"; u="$4"; shift 4; mount --bind "$v" "$r/data" && cd "$r$w" && exec chroot --userspec="$u:$u" "$r" /usr/bin/env -i "$@"';
+  const child = spawn("unshare", ["--pid", "--mount", "--fork", "--kill-child", "sh", "-c", shScript, "sh", volume, rootfs, config.WorkingDir || "/", String(uid), ...environment, ...command], { stdio: ["ignore", "pipe", "pipe"] });
+  return watch(child, container, port);
 }
 
 function removeContainer(running: Running): void {
@@ -386,7 +409,7 @@ async function main(): Promise<void> {
   // As a runtime initialises a named volume from the image's /data: owned by the image's user.
   chownSync(volume, passwdUid, passwdUid);
   const env = { ...SECRETS, PUBLIC_ORIGIN: "https://console.example.test", LOG_LEVEL: "info" };
-  let datasetVersion: string | null = null;
+  let dataset: { version: string | null; ingestedAt: string | null } = { version: null, ingestedAt: null };
 
   await stage("first start (imports the reference data), requests, SIGTERM", async () => {
     const first = await startContainer(volume, env);
@@ -403,11 +426,13 @@ async function main(): Promise<void> {
       const health = spawnSync("buildah", [...storageArgs(), "run", "--isolation", "chroot", "--env", `PORT=${new URL(first.url).port}`, first.container, "--", ...healthcheck.slice(1)], { encoding: "utf8" });
       check("the HEALTHCHECK command passes while ready", health.status === 0, `exit ${health.status}${health.stderr ? `: ${health.stderr.slice(-300)}` : ""}`);
 
-      const healthz = await json(`${first.url}/healthz`);
-      check("/healthz names the commit the image was built from", healthz.body.commit === commit.slice(0, 12) || healthz.body.commit === commit, `${healthz.body.version} ${healthz.body.commit}`);
+      const healthz = (await json(`${first.url}/healthz`)).body?.data ?? {};
+      check("/healthz names the commit the image was built from", typeof healthz.commit === "string" && healthz.commit.length >= 7 && commit.startsWith(healthz.commit), `${healthz.version} ${healthz.commit}`);
       const meta = await json(`${first.url}/v1/meta`);
-      datasetVersion = meta.body?.data?.dataset_version ?? null;
-      check("a dataset version is served", typeof datasetVersion === "string" && datasetVersion.length > 0, String(datasetVersion));
+      // The version names the day and a sequence, which a fresh import on the same day repeats: the
+      // import time tells this dataset from another.
+      dataset = { version: meta.body?.meta?.dataset_version ?? null, ingestedAt: meta.body?.meta?.ingested_at ?? null };
+      check("a dataset is served", typeof dataset.version === "string" && typeof dataset.ingestedAt === "string", JSON.stringify(dataset));
       // China Mobile's 138 block: present in every libphonenumber release the reference data is built from.
       const lookup = await json(`${first.url}/v1/lookup?number=${encodeURIComponent("+8613800138000")}`);
       check("GET /v1/lookup answers a mainland-China mobile number", lookup.status === 200 && lookup.body?.data?.country_iso2 === "CN", `${lookup.status} ${JSON.stringify(lookup.body).slice(0, 200)}`);
@@ -434,8 +459,8 @@ async function main(): Promise<void> {
       const ready = await until(() => status(`${second.url}/readyz`), (s) => s === 200, READY_WITHIN_MS, second.exited);
       check("started again it is ready", ready === 200, `last ${ready}`);
       const meta = await json(`${second.url}/v1/meta`);
-      const version = meta.body?.data?.dataset_version ?? null;
-      check("it serves the same dataset version, from the volume", version !== null && version === datasetVersion, `${version} vs ${datasetVersion}`);
+      const served = { version: meta.body?.meta?.dataset_version ?? null, ingestedAt: meta.body?.meta?.ingested_at ?? null };
+      check("it serves the same dataset, from the volume (version and import time)", served.version !== null && JSON.stringify(served) === JSON.stringify(dataset), `${JSON.stringify(served)} vs ${JSON.stringify(dataset)}`);
       check("it did not import again", !second.output().includes("importing the reference data"));
       const pid = serverPid(second);
       if (pid) process.kill(pid, "SIGTERM");
@@ -449,7 +474,7 @@ async function main(): Promise<void> {
   await stage("PID 1: SIGTERM during the first start's import", async () => {
     const fresh = mkdtempSync(join(tmpdir(), "ir21-container-data-"));
     chownSync(fresh, passwdUid, passwdUid);
-    const early = await startContainer(fresh, env, { pid: "private" });
+    const early = await startAsPid1(fresh, env, passwdUid);
     try {
       const importing = await until(async () => early.output().includes("importing the reference data"), (seen) => seen, 120_000, early.exited);
       const pid = serverPid(early);
