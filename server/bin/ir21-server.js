@@ -6,7 +6,31 @@
 //   runs stale code);
 // - otherwise, or when IR21_DEV=1, the TypeScript sources through tsx (development: no build step,
 //   stack traces point at the real files).
+// Before either, `.env` (or IR21_ENV_FILE) is loaded under the variables already set (env-file.js).
 import { existsSync, readFileSync } from "node:fs";
+import { EnvFileError, loadEnvFile } from "./env-file.js";
+
+// As PID 1 (a container's command, without an init) the kernel gives node no default action for a
+// signal it has no handler for: a SIGTERM before `serve` installs its graceful stop (during the first
+// start's import, say) would be ignored and lost. Until a command installs its own handler, a signal
+// then ends the process as the default action does elsewhere (exit 128 + its number); once there is
+// one, this one steps aside. JavaScript handlers run between tasks, so a signal arriving during a long
+// synchronous step takes effect after it. Elsewhere the default action is left alone.
+if (process.pid === 1) {
+  for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2]]) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(128 + number);
+    });
+  }
+}
+
+try {
+  loadEnvFile();
+} catch (error) {
+  if (!(error instanceof EnvFileError)) throw error;
+  console.error(`ir21-server: ${error.message}`);
+  process.exit(78); // EX_CONFIG, as for an invalid variable
+}
 
 const dist = new URL("../dist/main.mjs", import.meta.url);
 const src = new URL("../src/", import.meta.url);

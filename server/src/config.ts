@@ -22,7 +22,7 @@ const origin = z.string().refine((value) => {
   }
 }, "must be an origin such as https://console.example.com (scheme, host, optional port; no path)");
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().min(1).default("127.0.0.1"),

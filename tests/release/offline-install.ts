@@ -15,8 +15,11 @@
  * The workspace's patch of libphonenumber-js (pnpm patchedDependencies) is left out: a user installing
  * the package from a registry does not get it either, so the installed server runs the upstream code.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { parse, stringify } from "yaml";
 
@@ -85,4 +88,30 @@ export function writeOfflineProject(dir: string, tarball: string, workspaceLockf
     snapshots,
   };
   writeFileSync(join(dir, "pnpm-lock.yaml"), stringify(out));
+}
+
+/**
+ * better-sqlite3's addon as the running Node loads it, served on loopback in prebuild-install's layout
+ * (`v<version>/better-sqlite3-v<version>-node-v<abi>-linux-x64.tar.gz`); `env` points an install at it.
+ * pnpm's store keeps better-sqlite3 built per Node major: on the runtime the workspace was installed
+ * with, the install takes it from there and never asks; on another one (CI's Node 22 and 24 runs) its
+ * install script runs, and prebuild-install fetches this instead of compiling SQLite offline (minutes).
+ */
+export async function serveBetterSqlite3Prebuild(workspaceRoot: string): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
+  const pkgDir = realpathSync(join(workspaceRoot, "server/node_modules/better-sqlite3"));
+  const version = (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version: string }).version;
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const dir = mkdtempSync(join(tmpdir(), "ir21-prebuild-"));
+  mkdirSync(join(dir, "build/Release"), { recursive: true });
+  copyFileSync(join(pkgDir, "build/Release/better_sqlite3.node"), join(dir, "build/Release/better_sqlite3.node"));
+  execFileSync("tar", ["-czf", join(dir, name), "-C", dir, "build"]);
+  const tarball = readFileSync(join(dir, name));
+  rmSync(dir, { recursive: true, force: true });
+  const server = createServer((req, res) => {
+    if (req.url === `/v${version}/${name}`) res.writeHead(200, { "content-length": tarball.length }).end(tarball);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { env: { npm_config_better_sqlite3_binary_host: `http://127.0.0.1:${port}` }, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

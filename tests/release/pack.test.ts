@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryWorker, ManualClock, randomPhone, startTestServer, type TestServer } from "@ir21/server/testing";
 import { deliveryHeaders, generateSecret } from "../../server/src/webhooks/delivery/signing.ts";
-import { writeOfflineProject } from "./offline-install.ts";
+import { serveBetterSqlite3Prebuild, writeOfflineProject } from "./offline-install.ts";
 
 /**
  * The release tarballs as people install them. `pnpm release:pack` (scripts/release-pack.js) packs
@@ -330,7 +330,13 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
       writeOfflineProject(project, local, join(root, "pnpm-lock.yaml"), "server", serverVersion, ["better-sqlite3"]);
       const { stdout: storeDir } = await sh("pnpm", ["store", "path"], root);
       // A fresh cache dir: no registry metadata to read, so any resolution beyond the lockfile would fail.
-      await sh("pnpm", ["install", "--frozen-lockfile", "--offline", "--ignore-workspace", "--store-dir", storeDir.trim(), "--cache-dir", join(work, "pnpm-cache")], project);
+      // On a Node the store has no better-sqlite3 build for, its addon comes from a loopback mirror.
+      const prebuild = await serveBetterSqlite3Prebuild(root);
+      try {
+        await sh("pnpm", ["install", "--frozen-lockfile", "--offline", "--ignore-workspace", "--store-dir", storeDir.trim(), "--cache-dir", join(work, "pnpm-cache")], project, prebuild.env);
+      } finally {
+        await prebuild.close();
+      }
       // pnpm's virtual store: one folder per package version, `name@version[_peers]` with `/` as `+`.
       const virtualStore = join(project, "node_modules", ".pnpm");
       const packages = readdirSync(virtualStore).filter((entry) => !entry.startsWith(".") && entry !== "node_modules" && entry !== "lock.yaml");
