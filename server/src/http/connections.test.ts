@@ -301,6 +301,42 @@ describe("refusals node makes before the app", () => {
     }
   });
 
+  it("400 with the error body for an HTTP/1.1 request without Host, then the connection closes (found by tests/edge)", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.1\r\n\r\n");
+      const refused = await connection.next();
+      expect(refused.status).toBe(400);
+      expect(refused.headers.connection).toBe("close");
+      expectErrorBody(refused, "INVALID_REQUEST");
+      expect(await connection.closedWithin(2_000)).toBe(true);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("an HTTP/1.0 request without Host is served (Host is an HTTP/1.1 requirement)", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.0\r\n\r\n");
+      expect((await connection.next()).status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("an Expect other than 100-continue is ignored and the request served, where node answered an empty 417 (found by tests/edge)", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.1\r\nHost: ir21\r\nExpect: something-else\r\n\r\n");
+      expect((await connection.next()).status).toBe(200);
+      connection.send(post("/contact", Buffer.from("{"), "Expect: 200-ok\r\n"));
+      expectErrorBody(await connection.next(), "MALFORMED_JSON");
+    } finally {
+      connection.close();
+    }
+  });
+
   it("400 with the error body for bytes that are not HTTP", async () => {
     const connection = new Connection();
     try {
