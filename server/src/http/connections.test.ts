@@ -350,3 +350,28 @@ describe("refusals node makes before the app", () => {
     }
   });
 });
+
+describe("Expect: 100-continue on a pipelined request (found by tests/edge)", () => {
+  let withData: TestServer;
+  beforeAll(async () => {
+    withData = await startTestServer({ dataset: "demo" });
+  });
+  afterAll(() => withData.close());
+
+  it("its 100 Continue comes before its answer or not at all, never inside it", async () => {
+    const connection = new Connection(Number(new URL(withData.url).port));
+    try {
+      // Node buffered the second request's 100 while the first was answered, and the lookup lane's
+      // Buffer body then put the answer's headers ahead of it: "200 …headers… 100 Continue …body".
+      connection.send(`${healthz}GET /v1/lookup?number=%2B8613800138000 HTTP/1.1\r\nHost: ir21\r\nExpect: 100-continue\r\n\r\n`);
+      // The first lookup builds the dataset's index, before either answer goes out: seconds on a loaded machine.
+      expect((await connection.next(15_000)).status).toBe(200);
+      let lookup = await connection.next(15_000);
+      if (lookup.status === 100) lookup = await connection.next(15_000);
+      expect(lookup.status).toBe(200);
+      expect(JSON.parse(lookup.body)).toMatchObject({ code: 0 });
+    } finally {
+      connection.close();
+    }
+  });
+});

@@ -22,6 +22,8 @@ import { newId } from "../ids.ts";
  *   node makes with a request in hand: an HTTP/1.1 request without Host ({@link refuseWithoutHost}) and
  *   an `Expect` other than `100-continue` (417, which the contract has no code for: such an
  *   expectation is ignored, as RFC 9110 allows, and the request served).
+ * - **`Expect: 100-continue` on a pipelined request**: its `100 Continue` is written when its answer's
+ *   turn comes ({@link continueInTurn}), not into the middle of that answer.
  */
 export interface DrainLimits {
   /** At most this many bytes of an unread body are read off the wire after the answer. */
@@ -62,6 +64,10 @@ export function guardConnections(server: Server, options: { bodyLimitBytes: numb
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => onConnection(socket, () => answerClientError(error, socket))());
   // Without a listener node answers an unknown expectation itself: 417 with an empty body.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => server.emit("request", req, res));
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    continueInTurn(res);
+    server.emit("request", req, res);
+  });
   // CONNECT never reaches the request handler: node hands over the raw socket, and with no listener
   // closes it without a word. (A request with an Upgrade header is a plain request while no 'upgrade'
   // listener exists, so the app answers it; none is installed.)
@@ -144,6 +150,22 @@ function answerError(res: ServerResponse, code: ErrorCode, message: string): voi
     connection: "close",
   });
   res.end(json);
+}
+
+/**
+ * `100 Continue` when the answer's turn on the connection comes. Node writes it as soon as it parses
+ * the request; for a pipelined request still queued behind an earlier answer it buffers it, and an
+ * answer written as a Buffer then puts its headers ahead of it (`OutgoingMessage#_send` unshifts
+ * them), so the client read `200 …headers… 100 Continue …body`: a broken stream. When the answer has
+ * begun by its turn, no 100 is sent (RFC 9110 allows that; node then closes after the answer, as the
+ * client may still send the body).
+ */
+function continueInTurn(res: ServerResponse): void {
+  const now = () => {
+    if (!res.headersSent && !res.writableEnded) res.writeContinue();
+  };
+  if (res.socket) now();
+  else res.once("socket", now);
 }
 
 /** CONNECT: a 405 with the error body, then the connection closes. */
