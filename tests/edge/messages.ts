@@ -2,7 +2,8 @@
  * The socket-level fuzzer's cases (tests/edge/README.md): raw HTTP/1.x messages as fast-check
  * arbitraries, so a run is seeded, reproducible and shrinkable. A case is one connection: one to
  * three pipelined requests, written in pieces (a slow writer, within a bound), maybe cut off, then the
- * client half-closes, waits for its answers or resets the connection.
+ * client half-closes, waits for its answers, parks the connection past the edge's timers, or resets it.
+ * A fifth of the cases aim at the body paths, where issue 31's crash was (see {@link requestFor}).
  *
  * Targets come from the running server: every path and method of its OpenAPI document with path
  * parameters filled (from the schema's enum, example or pattern, or any string), the web console's and
