@@ -112,7 +112,8 @@ export async function startServerProcess(extraEnv: Record<string, string> = {}):
     LOGIN_IP_LIMIT: "1000000",
     ...extraEnv,
   };
-  await run(process.execPath, [bin, "migrate"], { cwd: root, env });
+  // SQLite migrates itself when a command opens it; a shared MySQL is migrated by the operator.
+  if (target === "mysql") await run(process.execPath, [bin, "migrate"], { cwd: root, env });
   await run(process.execPath, [bin, "import", "demo"], { cwd: root, env });
 
   const lines: string[] = [""];
