@@ -65,7 +65,7 @@ export function guardConnections(server: Server, options: { bodyLimitBytes: numb
   // Without a listener node answers an unknown expectation itself: 417 with an empty body.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => server.emit("request", req, res));
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
-    continueInTurn(res);
+    continueInTurn(req, res);
     server.emit("request", req, res);
   });
   // CONNECT never reaches the request handler: node hands over the raw socket, and with no listener
@@ -160,10 +160,10 @@ function answerError(res: ServerResponse, code: ErrorCode, message: string): voi
  * begun by its turn, no 100 is sent (RFC 9110 allows that; node then closes after the answer, as the
  * client may still send the body).
  */
-function continueInTurn(res: ServerResponse): void {
-  const now = () => {
+function continueInTurn(req: IncomingMessage, res: ServerResponse): void {
+  const now = onConnection(req.socket, () => {
     if (!res.headersSent && !res.writableEnded) res.writeContinue();
-  };
+  });
   if (res.socket) now();
   else res.once("socket", now);
 }
