@@ -5,7 +5,9 @@ import { authSettings } from "./auth/settings.ts";
 import { catalogSettings } from "./catalog/settings.ts";
 import { EnvSchema, loadConfig } from "./config.ts";
 import { environmentReference, renderEnvExample } from "./config-reference.ts";
-import { consoleSettings } from "./console/plans.ts";
+import { consoleSettings } from "./console/env.ts";
+import { contactSettings } from "./contact/env.ts";
+import { meteringSettings } from "./metering/plans.ts";
 import { listenSettings } from "./webhooks/listen/settings.ts";
 
 const example = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
@@ -25,7 +27,15 @@ const exampleNames = Object.keys(exampleValues);
 function settingsOf(env: Record<string, string | undefined>) {
   const { env: _raw, ...config } = loadConfig(env);
   const withEnv = { env };
-  return { config, auth: authSettings(loadConfig(env)), console: consoleSettings(withEnv), listen: listenSettings(withEnv), catalog: catalogSettings(env) };
+  return {
+    config,
+    auth: authSettings(loadConfig(env)),
+    metering: meteringSettings(withEnv),
+    console: consoleSettings(withEnv),
+    contact: contactSettings(withEnv),
+    listen: listenSettings(withEnv),
+    catalog: catalogSettings(env),
+  };
 }
 
 describe(".env.example", () => {

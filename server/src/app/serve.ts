@@ -6,7 +6,7 @@ import { createApp } from "./http-app.ts";
 import { warmLookups } from "../catalog/lookup/warm-up.ts";
 import { lookupRoute } from "../catalog/routes/lookup.ts";
 import { serveOnNode } from "../data-api/lane.ts";
-import { guardConnections, type DrainLimits } from "../http/connections.ts";
+import { guardConnections, refuseWithoutHost, type DrainLimits } from "../http/connections.ts";
 import { answerAtEndOfTurn } from "../http/end-of-turn.ts";
 import { ReasonPhraseResponse } from "../http/status-line.ts";
 
@@ -42,7 +42,9 @@ export async function startServer(
   // (data-api/lane.ts); `lookupOnNode: false` serves it through the app like every route.
   const lookupLane = hooks.lookupOnNode === false ? null : serveOnNode(lookupRoute, catalogApi(deps));
   // Answers' status lines carry their reason phrase, whichever way they went (http/status-line.ts).
-  const server = createServer({ ServerResponse: ReasonPhraseResponse }, lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp);
+  // A request without Host is refused by the edge with the error body, not by node with an empty one.
+  const handler: RequestListener = lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp;
+  const server = createServer({ ServerResponse: ReasonPhraseResponse, requireHostHeader: false }, refuseWithoutHost(handler));
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
@@ -50,7 +52,8 @@ export async function startServer(
   // server closes first, a client reusing the socket at that moment gets a reset (the familiar 502s
   // behind a load balancer). Node's 5 s default invites exactly that.
   server.keepAliveTimeout = 65_000;
-  // Unread bodies discarded after their answer, node's own refusals (431, 400, 408) as contract errors.
+  // Unread bodies discarded after their answer, node's own refusals (431, 400, 408) as contract errors,
+  // an unknown Expect ignored rather than answered with node's empty 417.
   guardConnections(server, { bodyLimitBytes: deps.config.bodyLimitBytes, drain: hooks.drainLimits });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

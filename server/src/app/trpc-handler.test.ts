@@ -43,4 +43,12 @@ describe("tRPC batches", () => {
     // ...and the window is used up for single calls too.
     expect((await batch(1, "198.51.100.2")).status).toBe(429);
   });
+
+  it("a batch mixing queries and mutations is refused with tRPC's JSON error, typed as JSON (found by tests/edge)", async () => {
+    const response = await server.fetch("/trpc/auth.agreement,contact.submit?batch=1");
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await response.json()) as { error: { json: { data: { appCode: string } } } };
+    expect(body.error.json.data.appCode).toBe("INVALID_REQUEST");
+  });
 });

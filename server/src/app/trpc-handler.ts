@@ -20,8 +20,8 @@ export const MAX_BATCH_CALLS = 20;
  * web Request. Headers set on the event (cookies) are merged into tRPC's response by h3.
  */
 export function trpcHandler(appRouter: AppRouter, deps: Pick<AppDeps, "config" | "log"> & { checks: CallerChecks }) {
-  return (event: H3Event) =>
-    fetchRequestHandler({
+  return async (event: H3Event) => {
+    const response = await fetchRequestHandler({
       endpoint: "/trpc",
       req: event.req,
       router: appRouter,
@@ -38,4 +38,9 @@ export function trpcHandler(appRouter: AppRouter, deps: Pick<AppDeps, "config" |
         logIfUnexpected(deps.log, error, toContractError(error), { path, request_id: requestIdOf(event) }, "unexpected error in procedure");
       },
     });
+    // An error tRPC finds before any procedure runs (a batch mixing queries and mutations, a body it
+    // cannot read) is its JSON error body without a Content-Type, which fetch's Response makes text/plain.
+    if (response.status >= 400 && !response.headers.get("content-type")?.startsWith("application/json")) response.headers.set("content-type", "application/json");
+    return response;
+  };
 }

@@ -301,6 +301,42 @@ describe("refusals node makes before the app", () => {
     }
   });
 
+  it("400 with the error body for an HTTP/1.1 request without Host, then the connection closes (found by tests/edge)", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.1\r\n\r\n");
+      const refused = await connection.next();
+      expect(refused.status).toBe(400);
+      expect(refused.headers.connection).toBe("close");
+      expectErrorBody(refused, "INVALID_REQUEST");
+      expect(await connection.closedWithin(2_000)).toBe(true);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("an HTTP/1.0 request without Host is served (Host is an HTTP/1.1 requirement)", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.0\r\n\r\n");
+      expect((await connection.next()).status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it("an Expect other than 100-continue is ignored and the request served, where node answered an empty 417 (found by tests/edge)", async () => {
+    const connection = new Connection();
+    try {
+      connection.send("GET /healthz HTTP/1.1\r\nHost: ir21\r\nExpect: something-else\r\n\r\n");
+      expect((await connection.next()).status).toBe(200);
+      connection.send(post("/contact", Buffer.from("{"), "Expect: 200-ok\r\n"));
+      expectErrorBody(await connection.next(), "MALFORMED_JSON");
+    } finally {
+      connection.close();
+    }
+  });
+
   it("400 with the error body for bytes that are not HTTP", async () => {
     const connection = new Connection();
     try {
@@ -309,6 +345,31 @@ describe("refusals node makes before the app", () => {
       expect(refused.status).toBe(400);
       expectErrorBody(refused, "INVALID_REQUEST");
       expect(await connection.closedWithin(2_000)).toBe(true);
+    } finally {
+      connection.close();
+    }
+  });
+});
+
+describe("Expect: 100-continue on a pipelined request (found by tests/edge)", () => {
+  let withData: TestServer;
+  beforeAll(async () => {
+    withData = await startTestServer({ dataset: "demo" });
+  });
+  afterAll(() => withData.close());
+
+  it("its 100 Continue comes before its answer or not at all, never inside it", async () => {
+    const connection = new Connection(Number(new URL(withData.url).port));
+    try {
+      // Node buffered the second request's 100 while the first was answered, and the lookup lane's
+      // Buffer body then put the answer's headers ahead of it: "200 …headers… 100 Continue …body".
+      connection.send(`${healthz}GET /v1/lookup?number=%2B8613800138000 HTTP/1.1\r\nHost: ir21\r\nExpect: 100-continue\r\n\r\n`);
+      // The first lookup builds the dataset's index, before either answer goes out: seconds on a loaded machine.
+      expect((await connection.next(15_000)).status).toBe(200);
+      let lookup = await connection.next(15_000);
+      if (lookup.status === 100) lookup = await connection.next(15_000);
+      expect(lookup.status).toBe(200);
+      expect(JSON.parse(lookup.body)).toMatchObject({ code: 0 });
     } finally {
       connection.close();
     }

@@ -1,5 +1,5 @@
 import { VERSION_LABEL } from "../version.ts";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { ERROR_CODES, type ErrorCode } from "../contract/errors.ts";
 import type { ErrorBody } from "../contract/envelope.ts";
@@ -18,7 +18,12 @@ import { newId } from "../ids.ts";
  *   limits while being discarded closes the connection.
  * - **Requests node refuses before the app** (headers larger than `maxHeaderSize`: 431; unparsable
  *   HTTP: 400; headers or request too slow: 408) get the contract's error body with a request id,
- *   `Connection: close`, and a graceful close, where node wrote an empty body.
+ *   `Connection: close`, and a graceful close, where node wrote an empty body. So do the two refusals
+ *   node makes with a request in hand: an HTTP/1.1 request without Host ({@link refuseWithoutHost}) and
+ *   an `Expect` other than `100-continue` (417, which the contract has no code for: such an
+ *   expectation is ignored, as RFC 9110 allows, and the request served).
+ * - **`Expect: 100-continue` on a pipelined request**: its `100 Continue` is written when its answer's
+ *   turn comes ({@link continueInTurn}), not into the middle of that answer.
  */
 export interface DrainLimits {
   /** At most this many bytes of an unread body are read off the wire after the answer. */
@@ -57,6 +62,12 @@ export function guardConnections(server: Server, options: { bodyLimitBytes: numb
     );
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => onConnection(socket, () => answerClientError(error, socket))());
+  // Without a listener node answers an unknown expectation itself: 417 with an empty body.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => server.emit("request", req, res));
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    continueInTurn(req, res);
+    server.emit("request", req, res);
+  });
   // CONNECT never reaches the request handler: node hands over the raw socket, and with no listener
   // closes it without a word. (A request with an Upgrade header is a plain request while no 'upgrade'
   // listener exists, so the app answers it; none is installed.)
@@ -107,6 +118,54 @@ function discardRest(req: IncomingMessage, socket: Socket, limits: DrainLimits):
   );
   check.unref();
   socket.once("close", () => clearInterval(check));
+}
+
+/**
+ * Wraps the server's request handler: an HTTP/1.1 request without a Host header is refused with 400
+ * and the error body (RFC 9112 §3.2 requires the 400; node's own, on by default, has an empty body).
+ * The server must be created with `requireHostHeader: false` for the request to get here.
+ * @example
+ * const server = createServer({ requireHostHeader: false }, refuseWithoutHost(handler));
+ */
+export function refuseWithoutHost(handler: RequestListener): RequestListener {
+  return (req, res) => {
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+      answerError(res, "INVALID_REQUEST", "An HTTP/1.1 request needs a Host header.");
+      return;
+    }
+    handler(req, res);
+  };
+}
+
+/** An error answer through node's response, for refusals made before the app, then the connection closes. */
+function answerError(res: ServerResponse, code: ErrorCode, message: string): void {
+  const body: ErrorBody = { code, message, request_id: newId("req") };
+  const json = JSON.stringify(body);
+  res.writeHead(ERROR_CODES[code].status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(json),
+    "cache-control": "no-store",
+    "x-request-id": body.request_id,
+    "x-ir21-version": VERSION_LABEL,
+    connection: "close",
+  });
+  res.end(json);
+}
+
+/**
+ * `100 Continue` when the answer's turn on the connection comes. Node writes it as soon as it parses
+ * the request; for a pipelined request still queued behind an earlier answer it buffers it, and an
+ * answer written as a Buffer then puts its headers ahead of it (`OutgoingMessage#_send` unshifts
+ * them), so the client read `200 …headers… 100 Continue …body`: a broken stream. When the answer has
+ * begun by its turn, no 100 is sent (RFC 9110 allows that; node then closes after the answer, as the
+ * client may still send the body).
+ */
+function continueInTurn(req: IncomingMessage, res: ServerResponse): void {
+  const now = onConnection(req.socket, () => {
+    if (!res.headersSent && !res.writableEnded) res.writeContinue();
+  });
+  if (res.socket) now();
+  else res.once("socket", now);
 }
 
 /** CONNECT: a 405 with the error body, then the connection closes. */
