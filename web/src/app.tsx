@@ -6,6 +6,7 @@ import { RequireSession, useMe, useSignOut } from "./session.tsx";
 import { ErrorNotice } from "./ui/error-notice.tsx";
 import { Loading, PageTitle } from "./ui/layout-bits.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
+import { maskPhone } from "./ui/phone.ts";
 
 // Pages load on demand, so the first load carries the shell and the sign-in page only (the budget in
 // docs/console.md "Web console": 200 KB of JavaScript, gzipped).
@@ -199,10 +200,4 @@ function Shell({ children }: { children: ReactNode }) {
       </footer>
     </>
   );
-}
-
-/** +8613812345678 → +86 138****5678: the header shows whose console this is without the whole number. */
-export function maskPhone(phone: string): string {
-  const match = /^\+86(\d{3})\d{4}(\d{4})$/.exec(phone);
-  return match ? `+86 ${match[1]}****${match[2]}` : phone;
 }

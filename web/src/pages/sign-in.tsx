@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { Link, Redirect, useLocation, useSearch } from "wouter";
 import { api } from "../api.ts";
-import { maskPhone } from "../app.tsx";
+import { maskPhone } from "../ui/phone.ts";
 import { useI18n } from "../i18n/i18n.tsx";
 import { ME, useMe } from "../session.tsx";
 import { ErrorNotice } from "../ui/error-notice.tsx";

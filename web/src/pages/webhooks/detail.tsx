@@ -10,7 +10,7 @@ import { SecretOnce } from "../../ui/secret.tsx";
 import { useSecondsLeft } from "../../ui/time.ts";
 import { DeliveryTable, DeliveryToolbar, useDeliveryLog } from "./delivery-log.tsx";
 import { EventTypeChoice, type TestChoice } from "./event-type-choice.tsx";
-import { FiltersText } from "./list.tsx";
+import { FiltersText } from "./filters-text.tsx";
 import { WEBHOOKS, deliveriesKey, useWebhook } from "./shared.ts";
 import { EventTypeList, SubpageNotFound, SubpageTitle } from "./subpage.tsx";
 import type { WebhookSubscription } from "@ir21/sdk";

@@ -1,9 +1,8 @@
-import { Fragment } from "react";
 import { Link } from "wouter";
 import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, PageTitle, TableWrap } from "../../ui/layout-bits.tsx";
-import { useCountryNames } from "../../ui/names.tsx";
+import { FiltersText } from "./filters-text.tsx";
 import { ListenPanel } from "./listen-panel.tsx";
 import { useWebhooks } from "./shared.ts";
 
@@ -56,33 +55,6 @@ export default function WebhooksPage() {
         </TableWrap>
       ) : null}
       <ListenPanel />
-    </>
-  );
-}
-
-/**
- * A subscription's or listen session's filters: the countries by name (their codes after them), the
- * operators by id, as the filter holds them. Country names cost one metered query per page load, and
- * only on a page that shows a country filter (ui/names.tsx).
- */
-export function FiltersText({ countries, operators }: { countries: readonly string[]; operators: readonly string[] }) {
-  const { t, txn, lang } = useI18n();
-  const countryNames = useCountryNames(countries.length > 0);
-  if (!countries.length && !operators.length) return <>{t("webhooks.noFilter")}</>;
-  return (
-    <>
-      {countries.length ? txn("webhooks.countriesList", countries.length, { list: countries.map(countryNames.text).join(lang === "zh-CN" ? "、" : ", ") }) : null}
-      {countries.length && operators.length ? (lang === "zh-CN" ? "；" : "; ") : null}
-      {operators.length
-        ? txn("webhooks.operatorsList", operators.length, {
-            list: operators.map((id, i) => (
-              <Fragment key={id}>
-                {i ? ", " : null}
-                <code>{id}</code>
-              </Fragment>
-            )),
-          })
-        : null}
     </>
   );
 }

@@ -9,7 +9,7 @@ import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading, TableWrap } from "../../ui/layout-bits.tsx";
 import { EventTypeChoice, type TestChoice } from "./event-type-choice.tsx";
 import { EnumLabel } from "../../ui/names.tsx";
-import { FiltersText } from "./list.tsx";
+import { FiltersText } from "./filters-text.tsx";
 import { LISTEN_COMMAND, LISTEN_SESSIONS, listenDeliveriesKey, useListenSessions, type EventType } from "./shared.ts";
 
 /**

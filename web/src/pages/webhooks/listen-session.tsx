@@ -3,7 +3,7 @@ import { useI18n } from "../../i18n/i18n.tsx";
 import { ErrorNotice } from "../../ui/error-notice.tsx";
 import { Loading } from "../../ui/layout-bits.tsx";
 import { DeliveryTable, DeliveryToolbar, useDeliveryLog } from "./delivery-log.tsx";
-import { FiltersText } from "./list.tsx";
+import { FiltersText } from "./filters-text.tsx";
 import { EndSessionButton, SessionStatus } from "./listen-panel.tsx";
 import { listenDeliveriesKey, useListenSessions } from "./shared.ts";
 import { EventTypeList, SubpageNotFound, SubpageTitle } from "./subpage.tsx";
