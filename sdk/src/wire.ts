@@ -91,6 +91,10 @@ export type Operator = {
     }[] | null;
   } | null;
   listed: boolean;
+  register_ids: {
+    register: string;
+    id: string;
+  }[];
 };
 
 export type PublicOperator = {
@@ -140,6 +144,9 @@ export type NumberRange = {
   range_holder_local: string | null;
   source: string;
   dataset_version: string;
+  source_date: string | null;
+  status: "unknown" | "assigned" | "free" | "reserved" | "protected" | "quarantined" | "frozen" | "special" | "unavailable" | null;
+  range_holder_id: string | null;
 };
 
 export type Capability = {
@@ -178,6 +185,11 @@ export type SourceDescriptor = {
   files_count?: number | undefined;
   files_sha256?: string | undefined;
   data_version?: string | null | undefined;
+  refresh_interval_days?: number | undefined;
+  age_days?: number | null | undefined;
+  stale?: boolean | null | undefined;
+  coverage?: string[] | undefined;
+  origin?: "packaged" | "loaded" | undefined;
 };
 
 export type DatasetCounts = {
@@ -237,6 +249,10 @@ export type OperatorDetail = {
     }[] | null;
   } | null;
   listed: boolean;
+  register_ids: {
+    register: string;
+    id: string;
+  }[];
   networks: Network[];
   capabilities: Capability[];
   number_range_counts: NumberRangeCounts;
@@ -281,7 +297,7 @@ export type NumberLookup = {
   } | null;
   time_zones: string[];
   range_holder: string | null;
-  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
+  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | "not_assigned" | null;
   operator: Operator | null;
   current_operator: Operator | null;
   range: NumberRange | null;
@@ -296,11 +312,25 @@ export type NumberLookup = {
     length: number;
   } | null;
   note: string;
+  source: {
+    id: string;
+    name: string;
+    date: string | null;
+    status: "unknown" | "assigned" | "free" | "reserved" | "protected" | "quarantined" | "frozen" | "special" | "unavailable" | null;
+  } | null;
+  holder_successor: Operator | null;
+  ported: null;
 };
 
 export type PublicNumberLookup = {
   number: string;
   country_iso2: string | null;
+  source: {
+    id: string;
+    name: string;
+    date: string | null;
+    status: "unknown" | "assigned" | "free" | "reserved" | "protected" | "quarantined" | "frozen" | "special" | "unavailable" | null;
+  } | null;
   range_holder: string | null;
   valid: boolean;
   validation_reason: "TOO_SHORT" | "TOO_LONG" | "INVALID_LENGTH" | "INVALID_COUNTRY" | "INVALID_NUMBER" | null;
@@ -316,7 +346,8 @@ export type PublicNumberLookup = {
     zh: string | null;
   } | null;
   time_zones: string[];
-  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | null;
+  range_holder_reason: "invalid_number" | "type_not_served" | "no_range" | "not_assigned" | null;
+  ported: null;
   operator: PublicOperator | null;
 };
 

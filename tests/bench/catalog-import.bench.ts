@@ -47,19 +47,22 @@ function* ranges(variant: "a" | "b"): Generator<NumberRangeRecord> {
       range_holder: `Bench Operator ${(i + (updated ? 1 : 0)) % OPERATORS}`,
       range_holder_local: null,
       source: "demo",
+      source_date: null,
+      status: null,
+      range_holder_id: null,
     };
   }
   if (variant === "b") {
     for (let i = 0; i < RANGES / 400; i++) {
       const digits = `98${String(i).padStart(8, "0")}`;
-      yield { id: `e164-${digits}`, plan: "e164", kind: "mobile", country_iso2: "CN", prefix: digits, start: null, end: null, mcc: null, mnc: null, operator_id: null, network_id: null, range_holder: "New Holder", range_holder_local: null, source: "demo" };
+      yield { id: `e164-${digits}`, plan: "e164", kind: "mobile", country_iso2: "CN", prefix: digits, start: null, end: null, mcc: null, mnc: null, operator_id: null, network_id: null, range_holder: "New Holder", range_holder_local: null, source: "demo", source_date: null, status: null, range_holder_id: null };
     }
   }
 }
 
 function candidate(variant: "a" | "b"): CandidateDataset {
   const operators: OperatorRecord[] = Array.from({ length: OPERATORS }, (_, i) => ({
-    id: `cn.bench-${i}`, country_iso2: "CN", name: `Bench Operator ${i}`, name_local: null, brand: null, tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], source: "demo",
+    id: `cn.bench-${i}`, country_iso2: "CN", name: `Bench Operator ${i}`, name_local: null, brand: null, tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], register_ids: [], source: "demo",
   }));
   const networks: NetworkRecord[] = Array.from({ length: OPERATORS }, (_, i) => ({
     id: `460-${String(100 + i)}`, mcc: "460", mnc: String(100 + i), country_iso2: "CN", operator_id: `cn.bench-${i}`, name: `Bench ${i}`, tadig: null,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@ir21/sdk/webhooks";
-import { DeliveryWorker, lastSmsCode, randomPhone, startTestReceiver, startTestServer, webhookEnv, type TestReceiver, type TestServer } from "@ir21/server/testing";
+import { DeliveryWorker, lastSmsCode, randomPhone, startTestReceiver, startTestServer, type TestReceiver, type TestServer } from "@ir21/server/testing";
 import { CliSandbox, type CliResult } from "./harness.ts";
 import { INSTALL_TIMEOUT_MS, installPackedCli } from "./installed.ts";
 
@@ -41,7 +41,7 @@ beforeAll(async () => {
   ({ bin } = await installPackedCli(work));
   server = await startTestServer({ dataset: "demo", env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
   receiver = await startTestReceiver();
-  worker = new DeliveryWorker(webhookEnv(server.deps), { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
+  worker = new DeliveryWorker(server.deps.webhooks, { random: () => 0, limits: { totalTimeoutMs: 2_000, connectTimeoutMs: 1_000 } });
   cli = sandbox();
   await cli.login();
   apiKey = (await cli.run(["keys", "create", "installed-tests"])).stdout.trim();

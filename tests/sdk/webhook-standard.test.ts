@@ -5,21 +5,7 @@ import { Webhook, WebhookVerificationError as StandardVerificationError } from "
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createConsoleClient, memoryCookieJar, type ConsoleClient } from "@ir21/sdk";
 import { verifyWebhook, WebhookVerificationError, type WebhookScheme } from "@ir21/sdk/webhooks";
-import {
-  catalogChangeFeed,
-  DeliveryWorker,
-  demoDataset,
-  fanOutAll,
-  importDataset,
-  signIn,
-  startTestReceiver,
-  startTestServer,
-  webhookEnv,
-  type ReceivedRequest,
-  type SignedIn,
-  type TestReceiver,
-  type TestServer,
-} from "@ir21/server/testing";
+import { catalogChangeFeed, DeliveryWorker, demoDataset, fanOutAll, importDataset, signIn, startTestReceiver, startTestServer, type ReceivedRequest, type SignedIn, type TestReceiver, type TestServer } from "@ir21/server/testing";
 
 /**
  * Standard Webhooks (docs/webhooks.md "Standard Webhooks"), checked by the specification's own
@@ -95,10 +81,10 @@ let receiver: TestReceiver;
 beforeAll(async () => {
   server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }, dataset: "demo" });
   // The initial import is behind the fan-out cursor before anyone subscribes, as in production.
-  await fanOutAll(webhookEnv(server.deps), catalogChangeFeed);
+  await fanOutAll(server.deps.webhooks, catalogChangeFeed);
   account = await signIn(server);
   ir21 = createConsoleClient({ baseUrl: server.url, cookies: memoryCookieJar(account.cookie) });
-  worker = new DeliveryWorker(webhookEnv(server.deps), { random: () => 0 });
+  worker = new DeliveryWorker(server.deps.webhooks, { random: () => 0 });
 });
 afterAll(() => server.close());
 beforeEach(async () => {
@@ -135,7 +121,7 @@ describe("real deliveries verify with standardwebhooks", () => {
     const next = demoDataset();
     next.numberRanges.push({ ...next.numberRanges[0]!, id: "e164-86199", prefix: "86199" });
     await importDataset(server.deps, next);
-    await fanOutAll(webhookEnv(server.deps), catalogChangeFeed);
+    await fanOutAll(server.deps.webhooks, catalogChangeFeed);
     await worker.drain();
     const types = receiver.requests.map((request) => JSON.parse(request.body) as { id: string; type: string; test: boolean });
     expect(types.map((event) => [event.type, event.test])).toEqual([

@@ -183,7 +183,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
 /** What the data API needs to serve the catalogue's routes (data-api/answer.ts), from the graph. */
 export function catalogApi(deps: AppDeps): DataApi<CatalogRouteEnv> {
   return {
-    env: { db: deps.db, lookupIndexes: deps.catalog.lookupIndexes },
+    env: { db: deps.db, clock: deps.clock, lookupIndexes: deps.catalog.lookupIndexes },
     versions: deps.catalog.datasetMeta,
     access: deps.access,
     metering: deps.metering,

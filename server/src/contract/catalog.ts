@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IsoTime } from "./common.ts";
+import { IsoDate, IsoTime } from "./common.ts";
 import { SourceMode } from "./envelope.ts";
 
 /**
@@ -49,6 +49,16 @@ export const OperatorLineage = z
   .meta({ id: "OperatorLineage" });
 export type OperatorLineage = z.infer<typeof OperatorLineage>;
 
+/** An operator's identifier in one national register: `{register: "ca-cnac", id: "4727"}`. */
+export const RegisterId = z.object({ register: z.string(), id: z.string() }).meta({ id: "RegisterId" });
+
+/**
+ * A national register's status of a number block (docs/catalog.md "National registers"): `assigned`
+ * (held by an operator), `free`, `reserved`, `protected`, `quarantined`, `frozen`, `special` (service
+ * or test codes), `unavailable`, `unknown` (a word the register has that ir21 does not know).
+ */
+export const BlockStatus = z.enum(["assigned", "free", "reserved", "protected", "quarantined", "frozen", "special", "unavailable", "unknown"]);
+
 export const Operator = z
   .object({
     id: z.string(),
@@ -78,6 +88,12 @@ export const Operator = z
      * naming several brands at once): kept out of listings, still served by id.
      */
     listed: z.boolean(),
+    /**
+     * The operator's identifiers in national numbering registers, as the regulator attests its blocks
+     * (docs/catalog.md "National registers"): CNAC's OCN, the Russian register's INN, ARCEP's operator
+     * code, Ofcom's provider name. [] when no register names it. Added after v1, last.
+     */
+    register_ids: z.array(RegisterId),
   })
   .meta({ id: "Operator" });
 export type Operator = z.infer<typeof Operator>;
@@ -150,6 +166,16 @@ export const NumberRange = z
     range_holder_local: z.string().nullable(),
     source: z.string(),
     dataset_version: z.string(),
+    // Lineage, added after v1, last (CSV columns before them keep their places).
+    /**
+     * The date of the source file the range was read from (`YYYY-MM-DD`): a register file's own date or
+     * the date stated when it was loaded; a package's data release. Null when the source has none.
+     */
+    source_date: IsoDate.nullable(),
+    /** The register's status of the block; null for sources that list held ranges only (libphonenumber, IR.21). */
+    status: BlockStatus.nullable(),
+    /** The holder's identifier in the register (OCN, INN, ARCEP code, Ofcom provider name); null elsewhere. */
+    range_holder_id: z.string().nullable(),
   })
   .meta({ id: "NumberRange" });
 export type NumberRange = z.infer<typeof NumberRange>;
@@ -202,6 +228,20 @@ export const SourceDescriptor = z
     files_sha256: z.string().optional(),
     /** The upstream data release behind the package (libphonenumber 9.0.43); null when unknown, absent when not applicable. */
     data_version: z.string().nullable().optional(),
+    /**
+     * How often the publisher refreshes the source, in days, as documented (docs/catalog.md "Sources
+     * and their dates"): past it the source is `stale`. Absent for sources without a schedule (IR.21
+     * documents, the demo).
+     */
+    refresh_interval_days: z.number().int().optional(),
+    /** Days from published_at to now (in `/v1/meta` and `data audit`, by the server's clock); null when published_at is. */
+    age_days: z.number().int().nullable().optional(),
+    /** True when age_days is over refresh_interval_days: a newer file is likely out (compared with today, not with another source). */
+    stale: z.boolean().nullable().optional(),
+    /** A national register: the E.164 prefixes it is the authority for (its holders win there; unlisted blocks are not assigned). */
+    coverage: z.array(z.string()).optional(),
+    /** A national register's files: `packaged` with ir21 (redistributable) or `loaded` by the operator (`import registers`). */
+    origin: z.enum(["packaged", "loaded"]).optional(),
   })
   .meta({ id: "SourceDescriptor" });
 export type SourceDescriptor = z.infer<typeof SourceDescriptor>;
@@ -268,7 +308,25 @@ export const LOOKUP_NOTE = "range_holder is the original holder of the number's 
 
 export const ValidationReason = z.enum(["TOO_SHORT", "TOO_LONG", "INVALID_LENGTH", "INVALID_COUNTRY", "INVALID_NUMBER"]);
 export type ValidationReason = z.infer<typeof ValidationReason>;
-export const RangeHolderReason = z.enum(["invalid_number", "type_not_served", "no_range"]);
+export const RangeHolderReason = z.enum(["invalid_number", "type_not_served", "no_range", "not_assigned"]);
+
+/**
+ * Where a lookup's range holder (or its absence) comes from: the source, its file's date, and for a
+ * national register the block's status. `not_assigned` with a register source means the register covers
+ * the number and assigns its block to nobody (docs/api.md "Lookup").
+ */
+export const LookupSource = z
+  .object({
+    /** The source id, as in `/v1/meta` (`register:gb-ofcom-s7`, `libphonenumber-carrier`). */
+    id: z.string(),
+    name: z.string(),
+    /** The source file's date (`YYYY-MM-DD`), as on the range; null when unknown. */
+    date: IsoDate.nullable(),
+    /** A register's status of the number's block; null when the source has none or lists no block for the number. */
+    status: BlockStatus.nullable(),
+  })
+  .meta({ id: "LookupSource" });
+export type LookupSource = z.infer<typeof LookupSource>;
 export const NumberFormats = z
   .object({
     /** +8613912345678 */
@@ -344,6 +402,26 @@ export const NumberLookup = z
     primary_network: z.object({ mcc: z.string(), mnc: z.string() }).nullable(),
     match: z.object({ prefix: z.string(), length: z.number().int() }).nullable(),
     note: z.string(),
+    // Added after v1 (additive).
+    /**
+     * Where range_holder comes from and when it was true: the matched range's source and file date,
+     * or, for a number a national register covers but assigns to nobody, that register
+     * (range_holder_reason not_assigned). Null when no source speaks for the number.
+     */
+    source: LookupSource.nullable(),
+    /**
+     * The company that runs the range holder's business today (its documented corporate successor,
+     * docs/catalog.md "Lineage"), the same value as current_operator under a name that cannot be read as
+     * "the operator this number is on": a ported number is served by another operator, and ir21 does
+     * not know whether a number was ported (see `ported`). Null with operator.
+     */
+    holder_successor: Operator.nullable(),
+    /**
+     * Whether the number was ported away from its range's holder: always null, ir21 consults no
+     * number-portability database. range_holder, operator, holder_successor and network describe the
+     * number's block, not the subscriber's current network.
+     */
+    ported: z.null(),
   })
   .meta({ id: "NumberLookup" });
 export type NumberLookup = z.infer<typeof NumberLookup>;
@@ -358,6 +436,8 @@ export const PublicNumberLookup = NumberLookup.pick({
   time_zones: true,
   range_holder: true,
   range_holder_reason: true,
+  source: true,
+  ported: true,
 })
   .extend({ operator: PublicOperator.nullable() })
   .meta({ id: "PublicNumberLookup" });

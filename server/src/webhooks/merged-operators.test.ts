@@ -26,6 +26,7 @@ const spanish = (id: string, name: string): Operator => ({
   lineage: null,
   listed: true,
   territories: ["ES"],
+  register_ids: [],
   source: "demo",
 });
 

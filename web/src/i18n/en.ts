@@ -465,6 +465,7 @@ export const en = {
   "enum.holderReason.invalid_number": "the number is not valid",
   "enum.holderReason.type_not_served": "no holder data for this type of number (toll-free, voicemail…)",
   "enum.holderReason.no_range": "no range covers the number",
+  "enum.holderReason.not_assigned": "the national numbering register assigns this number's block to no operator",
   "enum.deliveryStatus.pending": "Pending",
   "enum.deliveryStatus.delivered": "Delivered",
   "enum.deliveryStatus.failed": "Failed",

@@ -455,6 +455,7 @@ export const zh: Record<Exclude<MessageKey, PluralFormKey<"one">>, string> = {
   "enum.holderReason.invalid_number": "号码无效",
   "enum.holderReason.type_not_served": "此类号码（免费电话、语音信箱等）没有号段归属数据",
   "enum.holderReason.no_range": "没有覆盖此号码的号段",
+  "enum.holderReason.not_assigned": "国家号码登记册未将此号码所在号段分配给任何运营商",
   "enum.deliveryStatus.pending": "待投递",
   "enum.deliveryStatus.delivered": "已送达",
   "enum.deliveryStatus.failed": "失败",

@@ -9,13 +9,33 @@ import { catalogSettings } from "../../catalog/settings.ts";
 import { readResourceInput, validateResources } from "../../catalog/import/importers/libphonenumber-files.ts";
 import { currentCarrierSet, resetCarrierSet, storeCarrierSet, storeNanpa } from "../../catalog/import/local-sources.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "../../catalog/import/sources.ts";
+import { readOperatorFiles, REGISTER_FAMILIES, resetRegisterFamily, storeRegisterFiles, type RegisterFamilyId } from "../../catalog/import/national-registers.ts";
+import type { RegisterOverlayReport } from "../../catalog/import/register-records.ts";
+import { REGISTER_IDS, type RegisterId } from "../../catalog/import/registers/index.ts";
 import { currentVersion, listVersions, toVersionInfo } from "../../catalog/model/versions.ts";
 
 /** `ir21-server import …`, `ir21-server versions` and `ir21-server data audit` (docs/catalog.md "Commands"). */
 
 const log = (line: string) => console.error(line);
 
-function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = []): string {
+/** What the national registers did to the import (register-records.ts), for the summary. */
+function describeRegisters(report: RegisterOverlayReport): string[] {
+  if (report.files.length === 0) return [];
+  const lines = [`National registers: ${report.files.length} file(s); ${report.operators.linked} holder(s) linked to reference operators, ${report.operators.created} operator record(s) made from holders.`];
+  for (const f of report.files) {
+    const statuses = Object.entries(f.byStatus)
+      .map(([status, n]) => `${status} ${n.toLocaleString("en-US")}`)
+      .join(", ");
+    lines.push(`  ${f.source} (${f.file}, ${f.date}, ${f.origin}): ${f.ranges.toLocaleString("en-US")} range(s) [${statuses}], ${f.holders} holder(s), covers ${f.coverage.map((p) => `+${p}`).join(" ") || "nothing"}`);
+  }
+  lines.push(`Ranges of other sources inside the registers' coverage, replaced: ${report.replaced.toLocaleString("en-US")}; whose holder the register does not confirm: ${report.disagreements.count.toLocaleString("en-US")}.`);
+  for (const d of report.disagreements.examples.slice(0, 15)) {
+    lines.push(`  +${d.prefix}: was "${d.was}"; ${d.source || "the register"}: ${d.register.map((h) => (h === null ? "not assigned" : `"${h}"`)).join(", ")}`);
+  }
+  return lines;
+}
+
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport): string {
   const lines = [
     result.created
       ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
@@ -36,6 +56,7 @@ function describe(result: ImportResult, report: ReferenceReport | null, unmodell
       `Reference data linking: ${report.linked.toLocaleString("en-US")} of ${report.numberRanges.toLocaleString("en-US")} number ranges linked to an operator (${(report.linkingRate * 100).toFixed(1)} %); ${report.unlinkedHolders} holder names unlinked, kept with operator_id null.`,
     );
   }
+  if (registers) lines.push(...describeRegisters(registers));
   if (unmodelled.length) {
     lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
   }
@@ -45,7 +66,7 @@ function describe(result: ImportResult, report: ReferenceReport | null, unmodell
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report, unmodelled } = await buildCandidate(mode, paths, deps);
+  const { candidate, report, unmodelled, registers } = await buildCandidate(mode, paths, deps);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -53,7 +74,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
-  console.log(describe(result, report, unmodelled));
+  console.log(describe(result, report, unmodelled, registers));
   return result;
 }
 
@@ -92,6 +113,25 @@ const importCommand = defineCommand({
         "pooling-file": { type: "positional", description: "Thousands-block report (AllBlocksAugmentedReport)", required: false },
       },
       run: ({ args }) => withServerDeps((deps) => runNanpaImport(deps, args["co-file"], args["pooling-file"] || null)),
+    }),
+    registers: defineCommand({
+      meta: {
+        name: "registers",
+        description:
+          "National numbering registers (CNAC's COCodeStatus_ALL, NANPA's npa_report, Ofcom's S3/S5/S7/S8/S9, the Russian DEF register, ARCEP's MAJNUM and companions): files, folders or zips, recognised by their headers; their holders win where they speak; kept for later imports",
+      },
+      args: {
+        paths: { type: "positional", description: "Register files, folders of them, or zips", required: false },
+        format: { type: "string", description: `Read every file as this register, not by its header: ${REGISTER_IDS.join(", ")}` },
+        date: { type: "string", description: "YYYY-MM-DD: the day files without a date of their own (Ofcom's, the Russian register's) were downloaded" },
+        reset: { type: "string", description: `Drop a family's loaded files (back to the packaged copy where ir21 ships one): ${REGISTER_FAMILIES.map((f) => f.id).join(", ")}` },
+      },
+      run: ({ args }) => {
+        const paths = pathsOf(args);
+        if (Boolean(args.reset) === paths.length > 0) throw new UsageError("Give register files (ir21-server import registers COCodeStatus_ALL.zip S7.csv --date 2025-09-13), or --reset <family>");
+        if (args.format && !(REGISTER_IDS as readonly string[]).includes(args.format)) throw new UsageError(`--format: one of ${REGISTER_IDS.join(", ")}`);
+        return withServerDeps((deps) => runRegistersImport(deps, paths, { format: args.format as RegisterId | undefined, date: args.date }, (args.reset as RegisterFamilyId | undefined) ?? null));
+      },
     }),
     carriers: defineCommand({
       meta: {
@@ -144,6 +184,39 @@ export async function runCarriersImport(deps: AppDeps, path: string | null): Pro
     if (((await currentCarrierSet(deps.db))?.digest ?? null) === used || attempt >= 3) return result;
     log("Other libphonenumber files were stored meanwhile: importing again with them …");
   }
+}
+
+/**
+ * `import registers <paths>`: reads every file (refusing the whole input, with every problem, before
+ * anything is stored), prints each file's report (rows read, kept and listed with their reasons, blocks
+ * by status, columns not modelled), stores the files per family and re-imports the current source mode
+ * with them. `reset`: drops a family's loaded files.
+ */
+export async function runRegistersImport(deps: AppDeps, paths: string[], options: { format?: RegisterId; date?: string }, reset: RegisterFamilyId | null): Promise<ImportResult> {
+  if (reset) {
+    const dropped = await resetRegisterFamily(deps.db, deps.clock, reset);
+    log(dropped ? `Loaded ${reset} files no longer used.` : `No ${reset} files were loaded.`);
+    return reimportCurrent(deps, { keepDemo: false });
+  }
+  const files = readOperatorFiles(paths, options);
+  for (const { input } of files) {
+    const r = input.file.report;
+    const listed = Object.entries(
+      r.listed.reduce<Record<string, number>>((counts, row) => ({ ...counts, [row.reason]: (counts[row.reason] ?? 0) + 1 }), {}),
+    )
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(", ");
+    const statuses = Object.entries(r.blocksByStatus)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(", ");
+    log(`${input.name}: ${input.file.register}, dated ${input.date}${input.file.fileDate ? "" : " (as given)"}; ${r.rows.read} ${r.rows.unit}(s) read, ${r.rows.kept} kept, ${r.rows.listed} listed (${listed || "none"})`);
+    log(`  blocks ${r.blocks} (${statuses || "none"}), networks ${r.networks}, other resources ${r.resources}, holders ${r.holders}; warnings ${r.warnings.length}`);
+    if (r.columns.notModelled.length) log(`  columns read but not modelled: ${r.columns.notModelled.join(", ")}`);
+    for (const row of r.listed.filter((l) => l.reason !== "header" && l.reason !== "date_line" && l.reason !== "blank").slice(0, 10)) log(`  line ${row.row}: ${row.reason}: ${row.detail}`);
+  }
+  const stored = await storeRegisterFiles(deps.db, deps.clock, files);
+  log(`Stored in the database: ${stored.map((s) => `${s.family} (${s.registers.join(", ")})`).join("; ")}; they apply to every later reference and mixed import, on every instance.`);
+  return reimportCurrent(deps, { keepDemo: false });
 }
 
 /**

@@ -70,13 +70,14 @@ function legacyCarriers(dataDir: string): SourceSet | null {
   return { kind: "libphonenumber", digest, version: typeof named.version === "string" ? named.version : release ?? `sha256:${digest.slice(0, 16)}`, release, files };
 }
 
-const READERS: Record<SourceKind, (dataDir: string) => SourceSet | null> = { libphonenumber: legacyCarriers, nanpa: legacyNanpa };
+/** The kinds older versions kept in DATA_DIR (registers came after: always in the database). */
+const READERS: Record<"libphonenumber" | "nanpa", (dataDir: string) => SourceSet | null> = { libphonenumber: legacyCarriers, nanpa: legacyNanpa };
 
 /** Adopts this instance's DATA_DIR files for each kind the database has no choice for yet. */
 export async function adoptLegacySources(deps: LegacyDeps): Promise<void> {
   const dataDir = deps.config.dataDir;
   if (!dataDir || !existsSync(join(dataDir, "catalog-sources"))) return;
-  for (const kind of Object.keys(READERS) as SourceKind[]) {
+  for (const kind of Object.keys(READERS) as Array<keyof typeof READERS>) {
     if ((await currentSourceSet(deps.db, kind)) !== undefined) continue;
     const set = READERS[kind](dataDir);
     if (set && (await adoptSourceSet(deps.db, deps.clock, set))) {

@@ -18,7 +18,8 @@ import type { SourceFileTable } from "../model/tables.ts";
  * for a reader that read the pointer just before; older ones are deleted.
  */
 
-export type SourceKind = "libphonenumber" | "nanpa";
+/** `register:<family>`: a national register family's files (national-registers.ts). */
+export type SourceKind = "libphonenumber" | "nanpa" | `register:${string}`;
 
 /** Files by path (`carrier/en/86.txt`, `central-office-codes.txt`). */
 export type SourceFiles = Map<string, Buffer>;

@@ -5,12 +5,17 @@ import { referenceDataset, type ReferenceReport } from "./importers/reference.ts
 import { withDataVersions } from "./importers/data-versions.ts";
 import { loadLocalSources, NO_LOCAL_SOURCES, withLocalSources, type LocalSourceDeps } from "./local-sources.ts";
 import type { CandidateDataset } from "../model/records.ts";
+import type { MaterialisedDataset } from "./importers/demo.ts";
+import { registerFilesInUse } from "./national-registers.ts";
+import { withRegisters, type RegisterOverlayReport } from "./register-records.ts";
 
 export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
 
 /**
  * Builds the candidate for an import mode: reference from the npm packages, ir21/mixed from IR.21
- * documents (all validated before anything is compared), demo from the hand-made set.
+ * documents (all validated before anything is compared), demo from the hand-made set. The national
+ * registers in use (packaged, or loaded by the operator) are laid over the reference data of reference
+ * and mixed imports (register-records.ts), before the documents of a mixed import.
  */
 export async function buildCandidate(
   mode: ImportMode,
@@ -21,25 +26,34 @@ export async function buildCandidate(
    * carrier data of reference and mixed. Without it, none do.
    */
   installation?: LocalSourceDeps,
-): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; unmodelled?: string[] }> {
+): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; registers?: RegisterOverlayReport; unmodelled?: string[] }> {
   // Documents first: a bad document fails fast, before anything else is read.
   const documents = mode === "ir21" || mode === "mixed" ? readIr21Documents(paths) : [];
   const local = installation ? await loadLocalSources(installation) : NO_LOCAL_SOURCES;
-  if (mode === "demo") return { candidate: withLocalSources(demoDataset(), local), report: null };
-  if (mode === "reference") {
-    const { candidate, report } = await referenceDataset({ carriers: local.carriers });
-    return { candidate: withLocalSources({ ...candidate, sources: withDataVersions(candidate.sources) }, local), report };
-  }
+  if (mode === "demo") return { candidate: withSourceDates(withLocalSources(demoDataset(), local)), report: null };
   const read = await referenceDataset({ carriers: local.carriers });
-  const built = { ...read, candidate: { ...read.candidate, sources: withDataVersions(read.candidate.sources) } };
-  const report = built.report;
-  const reference = mode === "mixed" ? withLocalSources(built.candidate, local) : built.candidate;
+  const reference = { ...read.candidate, sources: withDataVersions(read.candidate.sources) };
+  if (mode === "ir21") return { candidate: withSourceDates(ir21Dataset(documents, reference)), report: null, unmodelled: unmodelledOf(documents) };
+  const overlaid = withRegisters(withLocalSources(reference, local), await registerFilesInUse(installation?.db ?? null));
+  if (mode === "reference") return { candidate: withSourceDates(overlaid.dataset), report: read.report, registers: overlaid.report };
   return {
-    candidate: mode === "ir21" ? ir21Dataset(documents, reference) : mixedDataset(documents, reference),
-    report: mode === "mixed" ? report : null,
-    // Sections of the documents that no record holds: the import report names them.
-    unmodelled: documents.flatMap((d) => d.unmodelled.map((section) => `${d.file}: ${section}`)),
+    candidate: withSourceDates(mixedDataset(documents, overlaid.dataset)),
+    report: read.report,
+    registers: overlaid.report,
+    unmodelled: unmodelledOf(documents),
   };
+}
+
+/** Sections of the documents that no record holds: the import report names them. */
+const unmodelledOf = (documents: ReturnType<typeof readIr21Documents>) => documents.flatMap((d) => d.unmodelled.map((section) => `${d.file}: ${section}`));
+
+/**
+ * Every range says when its source was true (docs/catalog.md "Sources and their dates"): a range
+ * without a date of its own (a register's ranges have their file's) gets its source's publication date.
+ */
+function withSourceDates(dataset: MaterialisedDataset): MaterialisedDataset {
+  const dates = new Map(dataset.sources.map((s) => [s.id, s.published_at?.slice(0, 10) ?? null]));
+  return { ...dataset, numberRanges: dataset.numberRanges.map((r) => (r.source_date !== null ? r : { ...r, source_date: dates.get(r.source) ?? null })) };
 }
 
 /** Progress lines for long imports, e.g. "compare number_ranges 100000". */

@@ -1,4 +1,4 @@
-import type { Network, NumberLookup, NumberRange, Operator } from "../../contract/catalog.ts";
+import type { LookupSource, Network, NumberLookup, NumberRange, Operator } from "../../contract/catalog.ts";
 import { currentOperator } from "../operators/lineage.ts";
 import { networkOfNumber } from "../operators/networks.ts";
 import { primaryNetwork } from "./number-geo.ts";
@@ -14,6 +14,8 @@ export interface RangeLookups {
   networksByPlmn: Map<string, Network>;
   operators: Map<string, Operator>;
   networksByOperator: Map<string, Network[]>;
+  /** The version's sources by id: their names and dates, for each answer's `source`. */
+  sources: Map<string, { name: string; date: string | null }>;
 }
 
 /**
@@ -30,6 +32,8 @@ export const RANGE_PART_KEYS = [
   "network",
   "networks",
   "primary_network",
+  "source",
+  "holder_successor",
 ] as const satisfies readonly (keyof NumberLookup)[];
 export type RangePart = Pick<NumberLookup, (typeof RANGE_PART_KEYS)[number]>;
 /** The fields of a number's answer that are the number's own: everything but {@link RangePart}. */
@@ -43,7 +47,7 @@ export type NumberPart = Omit<NumberLookup, keyof RangePart>;
  */
 export type FoundNumber =
   | { own: NumberPart; range: NumberRange; reason: null }
-  | { own: NumberPart; range: null; reason: NonNullable<NumberLookup["range_holder_reason"]> };
+  | { own: NumberPart; range: null; reason: NonNullable<NumberLookup["range_holder_reason"]>; source: LookupSource | null };
 
 /** Network ids are "MCC-MNC"; the index keys networks by the PLMN digits. */
 export const networkById = (index: Pick<RangeLookups, "networksByPlmn">, id: string) => index.networksByPlmn.get(id.replace("-", ""));
@@ -53,6 +57,10 @@ export const networkById = (index: Pick<RangeLookups, "networksByPlmn">, id: str
  * orders `primary_network`): the holder, the operator and its current successor, the networks.
  */
 export function rangePartOf(index: RangeLookups, range: NumberRange, countryIso2: string | null): RangePart {
+  const described = index.sources.get(range.source);
+  const source: LookupSource = { id: range.source, name: described?.name ?? range.source, date: range.source_date ?? described?.date ?? null, status: range.status };
+  // A register's block that is not assigned (free, reserved, …) names no holder: the register says so.
+  if (range.status !== null && range.status !== "assigned") return { ...noRangePart("not_assigned", source), range };
   const operator = range.operator_id ? (index.operators.get(range.operator_id) ?? null) : null;
   const networks = operator ? (index.networksByOperator.get(operator.id) ?? []) : [];
   // The lineage's end for the range (a split operator's successor depends on the area code, which
@@ -74,10 +82,26 @@ export function rangePartOf(index: RangeLookups, range: NumberRange, countryIso2
     network,
     networks,
     primary_network: primaryNetwork(network, networks, countryIso2),
+    source,
+    holder_successor: current,
   };
 }
 
-/** The range part of a number no range is named for. */
-export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reason"]>): RangePart {
-  return { range_holder: null, range_holder_reason: reason, operator: null, current_operator: null, range: null, network: null, networks: [], primary_network: null };
+/**
+ * The range part of a number no range is named for; `source` is the register that covers the number
+ * when the reason is `not_assigned`.
+ */
+export function noRangePart(reason: NonNullable<NumberLookup["range_holder_reason"]>, source: LookupSource | null = null): RangePart {
+  return {
+    range_holder: null,
+    range_holder_reason: reason,
+    operator: null,
+    current_operator: null,
+    range: null,
+    network: null,
+    networks: [],
+    primary_network: null,
+    source,
+    holder_successor: null,
+  };
 }

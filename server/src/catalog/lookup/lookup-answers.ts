@@ -98,8 +98,10 @@ export class NumberAnswers {
 
   #fragmentsOf(found: FoundNumber): Record<Projection, Buffer[]> {
     if (found.range === null) {
-      let fragments = this.#byReason.get(found.reason);
-      if (!fragments) this.#byReason.set(found.reason, (fragments = this.#build(noRangePart(found.reason))));
+      // Few distinct: a reason, and for not_assigned the register covering the number.
+      const key = found.source ? `${found.reason}\t${found.source.id}\t${found.source.date}` : found.reason;
+      let fragments = this.#byReason.get(key);
+      if (!fragments) this.#byReason.set(key, (fragments = this.#build(noRangePart(found.reason, found.source))));
       return fragments;
     }
     let byCountry = this.#byRange.get(found.range);

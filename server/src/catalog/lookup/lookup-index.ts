@@ -5,6 +5,7 @@ import { networks, numberRanges, operators } from "../model/entities.ts";
 import { NumberAnswers } from "./lookup-answers.ts";
 import { geoDataOf, nextTurn, type GeoData, type Pause } from "./number-geo.ts";
 import { streamRecords } from "../model/queries.ts";
+import { findVersionBySeq } from "../model/versions.ts";
 
 /**
  * The in-memory longest-prefix index of one dataset version: E.164 and IMSI prefixes to ranges,
@@ -19,6 +20,13 @@ export interface LookupIndex {
   networksByPlmn: Map<string, Network>;
   operators: Map<string, Operator>;
   networksByOperator: Map<string, Network[]>;
+  /** The version's sources by id (name, date): each answer's `source`. */
+  sources: Map<string, { name: string; date: string | null }>;
+  /**
+   * The E.164 prefixes a national register of this version is the authority for, with that register:
+   * a number inside one that no range matches is not assigned (docs/catalog.md "National registers").
+   */
+  coverage: PrefixMap<{ id: string; name: string; date: string | null }>;
   /** The serialised answers of this version: range parts built once per range and projection. */
   answers: NumberAnswers;
   /** The location and time-zone data lookups of this version read (the files in use when it was built). */
@@ -126,9 +134,16 @@ export async function buildLookupIndex(db: Db, seq: number, options: BuildOption
     networksByPlmn: new Map<string, Network>(),
     operators: new Map<string, Operator>(),
     networksByOperator: new Map<string, Network[]>(),
+    sources: new Map(),
+    coverage: new PrefixMap(),
     // The libphonenumber files `import carriers` stored in the database, if any, give the index its geo data.
     geo: await geoDataOf(db, options.log),
   } as LookupIndex;
+  for (const source of (await findVersionBySeq(db, seq))?.sources ?? []) {
+    const date = source.published_at?.slice(0, 10) ?? null;
+    index.sources.set(source.id, { name: source.name, date });
+    for (const prefix of source.coverage ?? []) index.coverage.set(prefix, { id: source.id, name: source.name, date });
+  }
   index.answers = new NumberAnswers(index);
   let read = 0;
   const sliceDone = () => ++read % RECORDS_PER_SLICE === 0;

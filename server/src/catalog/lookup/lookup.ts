@@ -24,7 +24,7 @@ const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
  */
 export function lookupNumber(index: LookupIndex, number: string, country?: string): NumberLookup {
   const found = findNumber(index, number, country);
-  return { ...found.own, ...(found.range ? rangePartOf(index, found.range, found.own.country_iso2) : noRangePart(found.reason)) };
+  return { ...found.own, ...(found.range ? rangePartOf(index, found.range, found.own.country_iso2) : noRangePart(found.reason, found.source)) };
 }
 
 /** The number's own part of its answer and the range it matched: {@link lookupNumber} without the range part. */
@@ -46,6 +46,7 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
       own: unanswered(`+${trimmed.startsWith("+") || !country ? "" : getCountryCallingCode(country as CountryCode)}${digits}`, null, reasonOf(reason)),
       range: null,
       reason: "invalid_number",
+      source: null,
     };
   }
   const type = parsed.getType();
@@ -74,11 +75,21 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
     time_zones: index.geo.timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
     match: null,
     note: LOOKUP_NOTE,
+    ported: null,
   };
-  if (!valid) return { own, range: null, reason: "invalid_number" };
-  if (!CARRIER_KINDS.has(kind)) return { own, range: null, reason: "type_not_served" };
-  const hit = index.e164.longest(parsed.number.slice(1));
-  if (!hit) return { own, range: null, reason: "no_range" };
+  if (!valid) return { own, range: null, reason: "invalid_number", source: null };
+  const digits = parsed.number.slice(1);
+  const hit = index.e164.longest(digits);
+  // A national register's block names its holder whatever the number's type (the register attests
+  // every number of the block); other sources follow libphonenumber's carrier mapper: a holder only
+  // for the types it names one for.
+  const fromRegister = hit !== null && hit.value.status !== null;
+  if (!fromRegister && !CARRIER_KINDS.has(kind)) return { own, range: null, reason: "type_not_served", source: null };
+  if (!hit) {
+    // Inside a register's coverage, no block is the register's answer: not assigned (docs/api.md "Lookup").
+    const covering = index.coverage.longest(digits)?.value;
+    return covering ? { own, range: null, reason: "not_assigned", source: { ...covering, status: null } } : { own, range: null, reason: "no_range", source: null };
+  }
   const range = hit.value;
   own.country_iso2 = countryIso2 ?? range.country_iso2;
   own.match = { prefix: hit.prefix, length: hit.prefix.length };
@@ -115,6 +126,7 @@ function unanswered(e164: string, countryIso2: string | null, reason: Validation
     time_zones: [],
     match: null,
     note: LOOKUP_NOTE,
+    ported: null,
   };
 }
 

@@ -106,8 +106,8 @@ export const operators: EntityKind<Omit<Operator, "dataset_version">, "catalog_o
   sourceOf: (r) => r.source,
   table: "catalog_operators",
   schema: recordSchema(Operator) as never,
-  fields: ["id", "country_iso2", "name", "name_local", "brand", "tadig", "status", "successor_id", "lineage", "listed", "territories", "source"],
-  addedFields: { successor_id: null, lineage: null, listed: true },
+  fields: ["id", "country_iso2", "name", "name_local", "brand", "tadig", "status", "successor_id", "lineage", "listed", "territories", "register_ids", "source"],
+  addedFields: { successor_id: null, lineage: null, listed: true, register_ids: [] },
   events: { added: "ir21.operator.added", removed: "ir21.operator.removed", updated: "ir21.operator.updated" },
   toRow: (r) => ({
     id: r.id,
@@ -121,6 +121,7 @@ export const operators: EntityKind<Omit<Operator, "dataset_version">, "catalog_o
     lineage: r.lineage ? json(r.lineage) : null,
     listed: r.listed ? 1 : 0,
     territories: json(r.territories),
+    register_ids: r.register_ids.length ? json(r.register_ids) : null,
   }),
   fromRow: (row) => ({
     id: row.id,
@@ -135,6 +136,7 @@ export const operators: EntityKind<Omit<Operator, "dataset_version">, "catalog_o
     // MariaDB returns the integer column as a number, SQLite too; a string "0" never reaches here.
     listed: Number(row.listed ?? 1) !== 0,
     territories: parseJson(row.territories),
+    register_ids: row.register_ids ? parseJson(row.register_ids) : [],
     source: row.source,
     dataset_version: row.dataset_version,
   }),
@@ -201,7 +203,11 @@ export const numberRanges: EntityKind<Omit<NumberRange, "dataset_version">, "cat
     "range_holder",
     "range_holder_local",
     "source",
+    "source_date",
+    "status",
+    "range_holder_id",
   ],
+  addedFields: { source_date: null, status: null, range_holder_id: null },
   events: { added: "ir21.number_range.added", removed: "ir21.number_range.removed", updated: "ir21.number_range.updated" },
   toRow: (r) => ({
     id: r.id,
@@ -217,6 +223,9 @@ export const numberRanges: EntityKind<Omit<NumberRange, "dataset_version">, "cat
     network_id: r.network_id,
     range_holder: r.range_holder,
     range_holder_local: r.range_holder_local,
+    source_date: r.source_date,
+    block_status: r.status,
+    range_holder_id: r.range_holder_id,
   }),
   fromRow: (row) => ({
     id: row.id,
@@ -234,6 +243,9 @@ export const numberRanges: EntityKind<Omit<NumberRange, "dataset_version">, "cat
     range_holder_local: row.range_holder_local,
     source: row.source,
     dataset_version: row.dataset_version,
+    source_date: row.source_date ?? null,
+    status: (row.block_status ?? null) as NumberRange["status"],
+    range_holder_id: row.range_holder_id ?? null,
   }),
   scope: (r) => ({ country_iso2: r.country_iso2, operator_id: r.operator_id }),
 };

@@ -60,6 +60,8 @@ export interface OperatorTable extends Versioned {
   listed: number;
   /** JSON array of ISO codes (0107_operator_territories). */
   territories: string;
+  /** JSON array of {register, id} (0112_catalog_lineage); null in rows from before it: none. */
+  register_ids: string | null;
 }
 
 export interface NetworkTable extends Versioned {
@@ -91,6 +93,10 @@ export interface NumberRangeTable extends Versioned {
   network_id: string | null;
   range_holder: string | null;
   range_holder_local: string | null;
+  /** 0112: the source file's date (YYYY-MM-DD), the register's block status, the holder's register id. */
+  source_date: string | null;
+  block_status: string | null;
+  range_holder_id: string | null;
 }
 
 export interface CapabilityTable extends Versioned {

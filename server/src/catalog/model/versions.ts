@@ -79,3 +79,9 @@ export async function listVersions(db: Db, options: { limit: number }): Promise<
   const rows = await db.selectFrom("dataset_versions").selectAll().orderBy("seq", "desc").limit(options.limit).execute();
   return rows.map(fromVersionRow);
 }
+
+/** The version with this sequence number, or null. */
+export async function findVersionBySeq(db: Db, seq: number): Promise<StoredVersion | null> {
+  const row = await db.selectFrom("dataset_versions").selectAll().where("seq", "=", seq).executeTakeFirst();
+  return row ? fromVersionRow(row) : null;
+}

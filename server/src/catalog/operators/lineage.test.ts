@@ -18,6 +18,7 @@ const operator = (id: string, status: Operator["status"], lineage: Partial<Pick<
   lineage: null,
   listed: true,
   territories: [id.slice(0, 2).toUpperCase()],
+  register_ids: [],
   source: "test",
   dataset_version: "v1",
   ...lineage,

@@ -16,6 +16,7 @@ import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import { olderRelease } from "../import/importers/data-versions.ts";
 import { findVersion } from "../model/versions.ts";
 import { attributionOf } from "../exports/snapshot.ts";
+import { datedSource } from "../model/source-dates.ts";
 import { defineCatalogRoute } from "./define.ts";
 
 /** One checksum over a source's files (path and sha256 of each, in path order), for the small answer. */
@@ -51,7 +52,8 @@ export const metaRoute = defineCatalogRoute({
       source_published_at: toIsoOrNull(v.sourcePublishedAt),
       ingested_at: toIso(v.ingestedAt),
       counts: v.counts,
-      sources: input.files === "true" ? v.sources : v.sources.map(summarised),
+      // Each source's age and staleness against today (the server's clock), not against another source.
+      sources: (input.files === "true" ? v.sources : v.sources.map(summarised)).map((s) => datedSource(s, env.clock.now().getTime())),
       attribution: attributionOf(v.sources),
       freshness: freshnessOf(v.sources),
     };

@@ -8,6 +8,7 @@ import * as operatorLineage from "./0103_operator_lineage.ts";
 import * as operatorTerritories from "./0107_operator_territories.ts";
 import * as operatorTerritoryIndex from "./0110_operator_territory_index.ts";
 import * as catalogSourceSets from "./0111_catalog_source_sets.ts";
+import * as catalogLineage from "./0112_catalog_lineage.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
 import * as smsServiceLock from "./0203_sms_service_lock.ts";
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   "0107_operator_territories": operatorTerritories,
   "0110_operator_territory_index": operatorTerritoryIndex,
   "0111_catalog_source_sets": catalogSourceSets,
+  "0112_catalog_lineage": catalogLineage,
   "0200_accounts": accounts,
   "0202_sms_send_outcome": smsSendOutcome,
   "0203_sms_service_lock": smsServiceLock,

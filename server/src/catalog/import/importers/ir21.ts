@@ -250,6 +250,7 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: 
     // The document speaks for its networks, not for where the operator sells: the reference data's
     // territories stay while the country does.
     territories: baseOperator && baseOperator.country_iso2 === country ? baseOperator.territories : [country],
+    register_ids: baseOperator?.register_ids ?? [],
     source,
   };
   const networks: NetworkRecord[] = [];
@@ -290,6 +291,9 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: 
         range_holder: document.organisation.name,
         range_holder_local: operator.name_local,
         source,
+        source_date: null,
+        status: null,
+        range_holder_id: null,
       });
     }
     for (const r of n.imsi_ranges) {
@@ -310,6 +314,9 @@ function recordsOf(doc: LoadedDocument, base: MaterialisedDataset | null, mncs: 
         range_holder: document.organisation.name,
         range_holder_local: operator.name_local,
         source,
+        source_date: null,
+        status: null,
+        range_holder_id: null,
       });
     }
     for (const [name, value] of Object.entries(n.capabilities)) {

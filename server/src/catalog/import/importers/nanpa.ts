@@ -112,6 +112,9 @@ export function readNanpa(co: NanpaFile, blocks: NanpaFile | null): NanpaRanges 
     range_holder: holder,
     range_holder_local: null,
     source: NANPA_SOURCE_ID,
+    source_date: null,
+    status: null,
+    range_holder_id: null,
   });
 
   const codes = table(co, ["State", "NPA-NXX", "OCN", "Company", "RateCenter", "Use"], problems);

@@ -581,6 +581,9 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
         range_holder: holder,
         range_holder_local: local,
         source: "libphonenumber-carrier",
+        source_date: null,
+        status: null,
+        range_holder_id: null,
       });
     }
   }
@@ -657,6 +660,7 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
         lineage: lineage.get(d.id)?.lineage ?? null,
         listed: unlistedReason({ name, brand: mostCommon(d.brands) }) === null,
         territories: [...served.get(d.id)!].sort(),
+        register_ids: [],
         source: "mcc-mnc-list",
       };
     })
