@@ -1,12 +1,14 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { describe, expect, it } from "vitest";
 import { detectRegister, readRegister } from "./index.ts";
-import { csvRows, differences, dmy, fullCopy, NO_DIFFERENCES, sliceOf } from "./test-fixtures.ts";
+import { copyOf, csvRows, differences, dmy, holderChangesOf, NO_DIFFERENCES, sliceOf } from "./test-fixtures.ts";
 import type { RegisterFile } from "./types.ts";
 
 /**
  * ARCEP's MAJNUM (2025-06-12, 2026-04-17) and its companions (2026-04-20), compared row by row with
  * the files as csv-parse reads them (Latin-1: the files hold no byte where Windows-1252 differs).
+ * The newest MAJNUM and the companions are embedded, so read whole; the older MAJNUM is not (the
+ * embedded default needs only the newest version): its slice keeps every block whose holder changed.
  */
 
 const OLDER = "FR/MAJNUM_2025-06-12.csv";
@@ -31,11 +33,11 @@ const TERRITORY: Record<string, [string, string]> = {
 const e164 = (national: string, cc: string) => (cc === "508" && national.startsWith("0508") ? `508${national.slice(4)}` : `${cc}${national.slice(1)}`);
 
 describe("ARCEP MAJNUM", () => {
-  const files = new Map([OLDER, NEWER].map((path) => [path, readRegister(fullCopy(path), { fileName: path })]));
+  const files = new Map([OLDER, NEWER].map((path) => [path, readRegister(copyOf(path), { fileName: path })]));
 
   for (const path of [OLDER, NEWER]) {
     it(`${path}: every row is a block of E.164 numbers (or a short code) held by its Mnémo`, () => {
-      const rows = rowsOf(fullCopy(path));
+      const rows = rowsOf(copyOf(path));
       const file = files.get(path)!;
       expect(file).toMatchObject({ register: "fr-arcep-majnum", country: "FR", fileDateFrom: "latest_row_date" });
       const expected = rows.slice(1).map(([code, first, last, holder, territory, date]) => {
@@ -98,13 +100,15 @@ describe("ARCEP MAJNUM", () => {
 
   it("holder changes between 2025-06-12 and 2026-04-17: the blocks whose Mnémo differs, as the files say", () => {
     const holderOf = (bytes: Buffer) => new Map(rowsOf(bytes).slice(1).map((r) => [r[0]!, r[3]!]));
-    const before = holderOf(fullCopy(OLDER));
-    const after = holderOf(fullCopy(NEWER));
+    const before = holderOf(copyOf(OLDER));
+    const after = holderOf(copyOf(NEWER));
     const expected = [...before].filter(([k, h]) => after.has(k) && after.get(k) !== h).map(([k, h]) => [k, h, after.get(k)]);
     const index = (f: RegisterFile) => new Map(f.blocks.map((b) => [b.registerBlock, b.holder!.id]));
     const a = index(files.get(OLDER)!);
     const b = index(files.get(NEWER)!);
     expect([...a].filter(([k, h]) => b.has(k) && b.get(k) !== h).map(([k, h]) => [k, h, b.get(k)])).toEqual(expected);
+    // Every change between the whole files (counted by the script that cut the slices) is in the older slice.
+    expect(expected.length).toBe(holderChangesOf("fr-arcep-majnum").changed);
     expect(expected.length).toBeGreaterThan(100);
     // One read off the files: 0159170 went from EXCE to SYNE.
     expect([a.get("0159170"), b.get("0159170")]).toEqual(["EXCE", "SYNE"]);
@@ -113,8 +117,8 @@ describe("ARCEP MAJNUM", () => {
 
 describe("ARCEP companions", () => {
   it("MAJMNC: MCC-MNC codes as networks, 8-digit codes as IMSI blocks of MNC 50 and 51", () => {
-    const rows = rowsOf(fullCopy(companion("MAJMNC")));
-    const file = readRegister(fullCopy(companion("MAJMNC")), { fileName: companion("MAJMNC") });
+    const rows = rowsOf(copyOf(companion("MAJMNC")));
+    const file = readRegister(copyOf(companion("MAJMNC")), { fileName: companion("MAJMNC") });
     expect(file.register).toBe("fr-arcep-majmnc");
     const expected = rows.slice(1).map(([code, holder, name, date, decision]) => ({
       mcc: code!.slice(0, 3),
@@ -134,36 +138,36 @@ describe("ARCEP companions", () => {
   it("the resource files name their holders; together they name most of MAJNUM's Mnémos", () => {
     const names = new Map<string, string>();
     for (const name of ["MAJRIO", "MAJCPSN", "MAJCPSI", "MAJR1R2", "MAJSDT"]) {
-      const rows = rowsOf(fullCopy(companion(name)));
-      const file = readRegister(fullCopy(companion(name)), { fileName: companion(name) });
+      const rows = rowsOf(copyOf(companion(name)));
+      const file = readRegister(copyOf(companion(name)), { fileName: companion(name) });
       expect(file.register).toBe(`fr-arcep-${name.toLowerCase()}`);
       expect(file.resources.map((r) => [r.code, r.holder!.id, r.holder!.name, r.assignedOn])).toEqual(rows.slice(1).map((r) => [r[0], r[1], r[2], dmy(r[name === "MAJCPSI" ? 4 : 3]!)]));
       for (const r of rows.slice(1)) names.set(r[1]!, r[2]!);
       const holders = new Map(file.holders.map((h) => [h.id, h.names]));
       for (const r of rows.slice(1)) expect(holders.get(r[1]!)).toContain(r[2]);
     }
-    const majnum = readRegister(fullCopy(NEWER));
+    const majnum = readRegister(copyOf(NEWER));
     const named = majnum.blocks.filter((b) => b.holder && names.has(b.holder.id)).length;
     expect(named / majnum.blocks.length).toBeGreaterThan(0.9);
   });
 
   it("MAJPORTA: routing prefixes of ported numbers and their operator codes", () => {
-    const rows = rowsOf(fullCopy(companion("MAJPORTA")));
-    const file = readRegister(fullCopy(companion("MAJPORTA")));
+    const rows = rowsOf(copyOf(companion("MAJPORTA")));
+    const file = readRegister(copyOf(companion("MAJPORTA")));
     expect(file.register).toBe("fr-arcep-majporta");
     expect(file.resources.map((r) => [r.kind, r.code, r.holder!.id, r.assignedOn])).toEqual(rows.slice(1).map((r) => ["routing_prefix", r[0], r[1], dmy(r[2]!)]));
   });
 
   it("MAJNFB: emergency and public-service short codes (special), same header as MAJNUM", () => {
-    const rows = rowsOf(fullCopy(companion("MAJNFB")));
-    const file = readRegister(fullCopy(companion("MAJNFB")));
+    const rows = rowsOf(copyOf(companion("MAJNFB")));
+    const file = readRegister(copyOf(companion("MAJNFB")));
     expect(file.register).toBe("fr-arcep-majnfb");
     expect(file.blocks.map((b) => [b.plan, b.start, b.status, b.holder!.id])).toEqual(rows.slice(1).map((r) => ["national_short", r[1], "special", r[3]]));
   });
 
   it("GELNUM: frozen number blocks and frozen codes, with the dates they reopen", () => {
-    const rows = rowsOf(fullCopy(companion("GELNUM")));
-    const file = readRegister(fullCopy(companion("GELNUM")));
+    const rows = rowsOf(copyOf(companion("GELNUM")));
+    const file = readRegister(copyOf(companion("GELNUM")));
     expect(file).toMatchObject({ register: "fr-arcep-gelnum", fileDate: null });
     const numbers = rows.slice(1).filter((r) => /^Numéro/.test(r[1]!));
     expect(file.blocks.length).toBe(numbers.length);
@@ -176,7 +180,7 @@ describe("ARCEP companions", () => {
       expect(item[1]).toEqual({ [header[2]!]: dmy(r[2]!), [header[3]!]: dmy(r[3]!), [header[4]!]: dmy(r[4]!) });
     }
     // A frozen block's territory agrees with MAJNUM's Territoire for the blocks around it (same 5-digit prefix).
-    const territoryOf = new Map(rowsOf(fullCopy(NEWER)).slice(1).map((r) => [r[0]!.slice(0, 5), TERRITORY[r[4]!]![0]]));
+    const territoryOf = new Map(rowsOf(copyOf(NEWER)).slice(1).map((r) => [r[0]!.slice(0, 5), TERRITORY[r[4]!]![0]]));
     let compared = 0;
     for (const b of file.blocks.filter((x) => x.plan === "e164")) {
       const around = territoryOf.get(b.registerBlock.slice(0, 5));

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { readRegister } from "./index.ts";
-import { fullCopy } from "./test-fixtures.ts";
+import { copyOf, fullCopy, sliceEntry } from "./test-fixtures.ts";
 
-/** The two MCC/MNC lists, compared entry by entry with the JSON as JSON.parse gives it. */
+/**
+ * The two MCC/MNC lists, compared entry by entry with the JSON as JSON.parse gives it: the
+ * Wikipedia-derived list whole (embedded, CC BY-SA 4.0); the ITU's as its slice (every area's first
+ * two entries and every pair shared between areas), the ITU reserving all rights to it
+ * (docs/registers-licences.md).
+ */
 
 const LIST = "MCCMNC/cavoq_mcc-mnc-list_2024-09-09.json";
 const ITU = "MCCMNC/onomondo_itu_e212_data_2019-10-23.json";
@@ -77,8 +82,8 @@ describe("mcc-mnc-list JSON", () => {
 });
 
 describe("ITU E.212 JSON", () => {
-  const doc: { areas: Record<string, { name: string; mcc: string; mnc: string }[]>; areaNames: string[] } = JSON.parse(fullCopy(ITU).toString("utf8"));
-  const file = readRegister(fullCopy(ITU), { fileName: ITU });
+  const doc: { areas: Record<string, { name: string; mcc: string; mnc: string }[]>; areaNames: string[] } = JSON.parse(copyOf(ITU).toString("utf8"));
+  const file = readRegister(copyOf(ITU), { fileName: ITU });
 
   it("every entry of every area is a network with the area's country", () => {
     expect(file.register).toBe("intl-itu-e212");
@@ -95,5 +100,11 @@ describe("ITU E.212 JSON", () => {
       "RE",
     ]);
     expect(file.networks.filter((n) => n.country === null)).toEqual([]);
+  });
+
+  it("the whole list, as read when the slices were cut: every entry a network, none listed", () => {
+    const whole = sliceEntry(ITU).sourceAccounting;
+    expect(whole).toMatchObject({ unit: "entry", read: whole.rows, kept: whole.rows, networks: whole.rows, listed: 0 });
+    expect(whole.rows).toBeGreaterThan(doc.areaNames.length);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { detectRegister, readRegister } from "./index.ts";
 import { csvRows, differences, dmy, fullCopy, NO_DIFFERENCES, sliceOf } from "./test-fixtures.ts";
 
-/** Ofcom's S3, S5, S7, S8 and S9 files, compared row by row with the files as csv-parse reads them. */
+/** Ofcom's S3, S5, S7, S8 and S9 files (embedded: read whole), compared row by row with the files as csv-parse reads them. */
 
 const SERIES = [3, 5, 7, 8, 9] as const;
 const path = (s: number) => `UK/S${s}_2025-09-13.csv`;
