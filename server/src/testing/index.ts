@@ -14,6 +14,7 @@ import type { HostResolver } from "../webhooks/subscriptions/url-policy.ts";
 export { ManualClock } from "../clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
 export { captureLogs, type LogCapture } from "./log-capture.ts";
+export { startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 export {
   agreementOf,
   createApiKey,
@@ -134,9 +135,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async beforeClose() {
       // Leave the shared Redis as we found it (the first instance does, for all of them).
       const redis = first ? null : deps.store.redis;
-      if (redis) {
-        const keys = await redis.keys(`${keyPrefix}*`);
-        if (keys.length) await redis.del(...keys);
+      // A test that took its Redis away leaves its keys there (a private Redis goes with the test).
+      if (redis && redis.status === "ready") {
+        const keys = await redis.keys(`${keyPrefix}*`).catch(() => []);
+        if (keys.length) await redis.del(...keys).catch(() => undefined);
       }
     },
   });
