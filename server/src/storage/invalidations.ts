@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "../log.ts";
+import { RedisUnavailableError } from "./redis-connection.ts";
 import type { SharedStore } from "./shared-store.ts";
+
+/** What the bus uses of the shared store (a store without Redis needs no circuit). */
+type BusStore = Pick<SharedStore, "redis" | "keyPrefix"> & Partial<Pick<SharedStore, "circuit" | "reportRedisError">>;
 
 /**
  * "Something you may have cached changed": a credential was revoked, an account's plan moved. Topics
@@ -30,7 +34,10 @@ type Listener = (message: Invalidation) => void;
  *
  * Messages sent while an instance's subscription is down are lost, so the bus reports `live: false`
  * from the moment the subscriber's connection closes until it is subscribed again, and calls the
- * `onReset` listeners on both edges: caches drop what they hold and do not cache while not live.
+ * `onReset` listeners on both edges: caches drop what they hold and do not cache while not live. It is
+ * also not live while the store's circuit is not closed (Redis failed to answer commands): a Redis that
+ * hangs can keep the subscriber's connection open while the other instances' messages cannot get
+ * through to it.
  */
 export class InvalidationBus {
   readonly #listeners: Listener[] = [];
@@ -38,15 +45,20 @@ export class InvalidationBus {
   readonly #origin = randomBytes(8).toString("hex");
   readonly #channel: string;
   #subscriber: Redis | Cluster | null = null;
+  /** The subscription is confirmed by Redis (always "true" without Redis). */
+  #subscribed: boolean;
   #live: boolean;
   #closed = false;
+  #subscribing: Promise<void> | null = null;
 
   private constructor(
-    private readonly store: Pick<SharedStore, "redis" | "keyPrefix">,
+    private readonly store: BusStore,
     private readonly log: Logger,
   ) {
     this.#channel = `${store.keyPrefix}invalidate`;
-    this.#live = store.redis === null;
+    this.#subscribed = store.redis === null;
+    this.#live = this.#subscribed;
+    store.circuit?.onChange(() => this.#update());
   }
 
   /**
@@ -55,7 +67,7 @@ export class InvalidationBus {
    * const bus = await InvalidationBus.open(store, log);
    * bus.on((m) => { if (m.topic === "apiKey") cache.forgetKey(m.id); });
    */
-  static async open(store: Pick<SharedStore, "redis" | "keyPrefix">, log: Logger): Promise<InvalidationBus> {
+  static async open(store: BusStore, log: Logger): Promise<InvalidationBus> {
     const bus = new InvalidationBus(store, log);
     if (store.redis) await bus.#subscribe(store.redis);
     return bus;
@@ -88,27 +100,37 @@ export class InvalidationBus {
       this.#deliver({ topic: message.topic, id: message.id, except: message.except });
     });
     subscriber.on("close", () => {
-      if (this.#live) this.log.warn("invalidation channel lost; credential and usage caches bypassed until it is back");
-      this.#setLive(false);
+      // Said once per loss; when all of Redis is away, the store's outage line says it for every user.
+      if (this.#live && (!this.store.circuit || this.store.circuit.state === "closed")) this.log.warn("invalidation channel lost; credential and usage caches bypassed until it is back");
+      this.#subscribed = false;
+      this.#update();
     });
-    subscriber.on("ready", () => {
-      // Resubscribe explicitly and only count as live once Redis confirmed it: messages published
-      // between the disconnect and this point were missed, which the reset covers.
-      subscriber.subscribe(this.#channel).then(
-        () => this.#setLive(true),
+    // Resubscribe explicitly and only count as live once Redis confirmed it: messages published
+    // between the disconnect and this point were missed, which the reset covers.
+    const subscribe = () => {
+      this.#subscribing = subscriber.subscribe(this.#channel).then(
+        () => {
+          this.#subscribed = true;
+          this.#update();
+        },
         () => undefined, // the connection dropped again; "ready" comes back with it
       );
-    });
-    subscriber.on("error", () => undefined); // reported through close/ready; ioredis retries
-    await subscriber.subscribe(this.#channel);
-    this.#setLive(true);
+    };
+    subscriber.on("ready", subscribe);
+    // Reported with the store's other connections: once per outage, never by ioredis itself.
+    subscriber.on("error", (error: unknown) => this.store.reportRedisError?.("invalidations", error));
+    // Redis unreachable at start: the bus starts not live, and "ready" subscribes when it is back.
+    await subscriber.connect().catch(() => undefined);
+    await this.#subscribing;
   }
 
-  #setLive(live: boolean): void {
+  /** Live when subscribed and the store's Redis answers; both edges reset the caches. */
+  #update(): void {
     if (this.#closed) return;
-    const changed = live !== this.#live;
+    const live = this.#subscribed && (!this.store.circuit || this.store.circuit.state === "closed");
+    if (live === this.#live) return;
     this.#live = live;
-    if (changed) for (const reset of this.#resetListeners) reset();
+    for (const reset of this.#resetListeners) reset();
   }
 
   #deliver(message: Invalidation): void {
@@ -141,6 +163,8 @@ export class InvalidationBus {
     try {
       await redis.publish(this.#channel, JSON.stringify({ ...message, origin: this.#origin }));
     } catch (error) {
+      // Not tried because Redis is known to be away: the outage is logged once, not per message.
+      if (error instanceof RedisUnavailableError) return;
       this.log.warn({ err: error, topic: message.topic }, "could not publish an invalidation; other instances see it when their cache entry expires");
     }
   }
