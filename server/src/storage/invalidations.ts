@@ -83,7 +83,7 @@ export class InvalidationBus {
     if (subscriber instanceof Cluster) {
       subscriber.on("-node", () => {
         if (this.#closed) return;
-        this.log.warn("a Redis Cluster node left; credential and usage caches dropped");
+        this.#sayUnlessRedisIsDown("a Redis Cluster node left; credential and usage caches dropped");
         for (const reset of this.#resetListeners) reset();
       });
     }
@@ -100,8 +100,7 @@ export class InvalidationBus {
       this.#deliver({ topic: message.topic, id: message.id, except: message.except });
     });
     subscriber.on("close", () => {
-      // Said once per loss; when all of Redis is away, the store's outage line says it for every user.
-      if (this.#live && (!this.store.circuit || this.store.circuit.state === "closed")) this.log.warn("invalidation channel lost; credential and usage caches bypassed until it is back");
+      if (this.#live) this.#sayUnlessRedisIsDown("invalidation channel lost; credential and usage caches bypassed until it is back");
       this.#subscribed = false;
       this.#update();
     });
@@ -122,6 +121,17 @@ export class InvalidationBus {
     // Redis unreachable at start: the bus starts not live, and "ready" subscribes when it is back.
     await subscriber.connect().catch(() => undefined);
     await this.#subscribing;
+  }
+
+  /**
+   * Warns about this connection alone; when all of Redis is away, the store's one outage line says it
+   * for every user of Redis. Decided a moment later: the command connection, closed by the same
+   * failure, reports it within the same turn of the event loop.
+   */
+  #sayUnlessRedisIsDown(message: string): void {
+    setImmediate(() => {
+      if (!this.#closed && (!this.store.circuit || this.store.circuit.state === "closed")) this.log.warn(message);
+    });
   }
 
   /** Live when subscribed and the store's Redis answers; both edges reset the caches. */

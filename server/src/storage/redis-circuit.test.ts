@@ -126,17 +126,34 @@ describe("RedisOutageLog", () => {
     expect(logs.entries()[3]).toMatchObject({ level: "warn", down_ms: 66_000, errors: 52 });
   });
 
-  it("errors without an outage (a connection that drops and comes back) are logged at most once per interval", () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("errors without an outage (a connection that drops and comes back) are logged at most once per interval", async () => {
     const clock = new ManualClock();
     const logs = captureLogs();
     const outages = new RedisOutageLog(logs.log, clock, new RedisCircuit({ clock, openMs: 1000 }), 30_000);
-    for (let i = 0; i < 10; i++) outages.error("invalidations", new Error("read ECONNRESET"));
+    outages.error("invalidations", new Error("read ECONNRESET"));
+    await nextTurn();
+    for (let i = 0; i < 9; i++) outages.error("invalidations", new Error("read ECONNRESET"));
+    await nextTurn();
     clock.advance(30_000);
     outages.error("invalidations", new Error("read ECONNRESET"));
+    await nextTurn();
     expect(logs.entries()).toEqual([
       expect.objectContaining({ msg: "Redis connection error; the client reconnects by itself", connection: "invalidations", errors: 1 }),
       expect.objectContaining({ msg: "Redis connection error; the client reconnects by itself", errors: 10 }),
     ]);
+  });
+
+  it("an error followed in the same turn by the circuit opening is said by the outage line alone", async () => {
+    const clock = new ManualClock();
+    const logs = captureLogs();
+    const circuit = new RedisCircuit({ clock, openMs: 1000 });
+    const outages = new RedisOutageLog(logs.log, clock, circuit, 30_000);
+    outages.error("commands", new Error("read ECONNRESET"));
+    circuit.connectionLost("connection closed");
+    await nextTurn();
+    expect(logs.entries().map((e) => e.msg)).toEqual([expect.stringMatching(/^Redis unavailable/)]);
   });
 
   it("says nothing once stopped (the store closing its own connections)", () => {

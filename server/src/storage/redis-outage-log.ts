@@ -15,12 +15,12 @@ const brief = (error: unknown) => (error instanceof Error ? `${error.name}: ${er
  * No timer: a summary is written by the first error or failed probe after `summaryMs`, and a
  * reconnecting client reports one at least every second. Errors while the circuit is closed (a
  * connection that drops and comes back, a Cluster node failing over) are logged at most once per
- * `summaryMs` too, with the number left out.
+ * `summaryMs` too, with how many there were.
  */
 export class RedisOutageLog {
   #outage: { since: number; lastLineAt: number; errors: number; refusedAtLine: number; errorsAtLine: number } | null = null;
   #lastError: unknown = null;
-  #quiet = { lastLineAt: Number.NEGATIVE_INFINITY, errors: 0 };
+  #quiet = { lastLineAt: Number.NEGATIVE_INFINITY, errors: 0, pending: false };
   #stopped = false;
 
   constructor(
@@ -47,9 +47,16 @@ export class RedisOutageLog {
       return;
     }
     this.#quiet.errors++;
-    if (now - this.#quiet.lastLineAt < this.summaryMs) return;
-    this.log.warn({ connection, reason: brief(error), errors: this.#quiet.errors }, "Redis connection error; the client reconnects by itself");
-    this.#quiet = { lastLineAt: now, errors: 0 };
+    if (this.#quiet.pending || now - this.#quiet.lastLineAt < this.summaryMs) return;
+    // Decided a moment later: an error is often the first sign of the connection closing, which (in
+    // the same turn of the event loop) opens the circuit, and then the outage line says it all.
+    this.#quiet.pending = true;
+    setImmediate(() => {
+      this.#quiet.pending = false;
+      if (this.#stopped || this.#outage) return;
+      this.log.warn({ connection, reason: brief(error), errors: this.#quiet.errors }, "Redis connection error; the client reconnects by itself");
+      this.#quiet = { lastLineAt: this.#now(), errors: 0, pending: false };
+    });
   }
 
   /** No more lines: the store is closing its connections on purpose. */
