@@ -37,7 +37,7 @@ const EnvSchema = z.object({
   // Redis Cluster: seed nodes (host:port, comma-separated); the client discovers the rest. Wins over REDIS_URL.
   REDIS_CLUSTER_NODES: commaList.pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "every node must be host:port")).min(1, "needs at least one host:port")).optional(),
   // How long a Redis command may take, and how long Redis is left alone after it failed (docs/operations.md "Redis unavailable").
-  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   REDIS_CIRCUIT_OPEN_MS: z.coerce.number().int().min(100).max(600_000).default(1_000),
   PUBLIC_ORIGIN: commaList.pipe(z.array(origin).min(1, "needs at least one origin")).default(["http://localhost:8787"]),
   SMS_PROVIDER: z.enum(["aliyun", "tencent", "dev", "none"]).optional(),

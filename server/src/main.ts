@@ -5,7 +5,7 @@ import { migrateToLatest } from "./db/migrate.ts";
 import { startServer } from "./serve.ts";
 import { inquiriesCommand } from "./contact/commands.ts";
 import { accountsCommand } from "./console/commands.ts";
-import { exitOnFault, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
+import { exitOnFault, logProcessWarnings, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
 import { startWebhookRuntime } from "./webhooks/runtime.ts";
 import { authJobs } from "./auth/retention.ts";
 import { cronOwner, startCron } from "./jobs/cron.ts";
@@ -22,6 +22,7 @@ const serve = defineCommand({
     const config = loadConfig();
     const deps = await createDeps(config);
     exitOnFault(deps.log);
+    logProcessWarnings(deps.log);
     await migrateEmbedded(deps);
     const catalog = await startCatalog(deps);
     // Sign-in's clean-up (auth/retention.ts); the database elects one instance per slot.
@@ -58,6 +59,7 @@ const worker = defineCommand({
   async run() {
     const deps = await createDeps(loadConfig());
     exitOnFault(deps.log);
+    logProcessWarnings(deps.log);
     await migrateEmbedded(deps);
     const webhooks = startWebhookRuntime(deps);
     stopOnSignal(deps.log, async () => {

@@ -5,7 +5,7 @@ import { RedisUnavailableError } from "./redis-connection.ts";
 import type { SharedStore } from "./shared-store.ts";
 
 /** What the bus uses of the shared store (a store without Redis needs no circuit). */
-type BusStore = Pick<SharedStore, "redis" | "keyPrefix"> & Partial<Pick<SharedStore, "circuit" | "reportRedisError">>;
+type BusStore = Pick<SharedStore, "redis" | "keyPrefix"> & Partial<Pick<SharedStore, "circuit" | "redisLog">>;
 
 /**
  * "Something you may have cached changed": a credential was revoked, an account's plan moved. Topics
@@ -49,7 +49,6 @@ export class InvalidationBus {
   #subscribed: boolean;
   #live: boolean;
   #closed = false;
-  #subscribing: Promise<void> | null = null;
 
   private constructor(
     private readonly store: BusStore,
@@ -99,39 +98,42 @@ export class InvalidationBus {
       if (message.origin === this.#origin) return; // applied locally when published
       this.#deliver({ topic: message.topic, id: message.id, except: message.except });
     });
-    subscriber.on("close", () => {
-      if (this.#live) this.#sayUnlessRedisIsDown("invalidation channel lost; credential and usage caches bypassed until it is back");
-      this.#subscribed = false;
-      this.#update();
-    });
-    // Resubscribe explicitly and only count as live once Redis confirmed it: messages published
-    // between the disconnect and this point were missed, which the reset covers.
-    const subscribe = () => {
-      this.#subscribing = subscriber.subscribe(this.#channel).then(
+    // Resubscribe explicitly on every (re)connection and only count as live once Redis confirmed it:
+    // messages published between the disconnect and this point were missed, which the reset covers.
+    // One attempt per connection (a Cluster emits "ready" after its connect() has resolved).
+    let attempt: Promise<void> | null = null;
+    const subscribe = () =>
+      (attempt ??= subscriber.subscribe(this.#channel).then(
         () => {
           this.#subscribed = true;
           this.#update();
         },
-        () => undefined, // the connection dropped again; "ready" comes back with it
-      );
-    };
-    subscriber.on("ready", subscribe);
+        () => {
+          attempt = null; // the connection dropped again; "ready" comes back with it
+        },
+      ));
+    subscriber.on("ready", () => void subscribe());
+    subscriber.on("close", () => {
+      attempt = null;
+      if (this.#live) this.#sayUnlessRedisIsDown("invalidation channel lost; credential and usage caches bypassed until it is back");
+      this.#subscribed = false;
+      this.#update();
+    });
     // Reported with the store's other connections: once per outage, never by ioredis itself.
-    subscriber.on("error", (error: unknown) => this.store.reportRedisError?.("invalidations", error));
+    subscriber.on("error", (error: unknown) => this.store.redisLog?.error("invalidations", error));
     // Redis unreachable at start: the bus starts not live, and "ready" subscribes when it is back.
     await subscriber.connect().catch(() => undefined);
-    await this.#subscribing;
+    if (subscriber.status === "ready") await subscribe();
   }
 
   /**
    * Warns about this connection alone; when all of Redis is away, the store's one outage line says it
-   * for every user of Redis. Decided a moment later: the command connection, closed by the same
-   * failure, reports it within the same turn of the event loop.
+   * for every user of Redis (redis-outage-log.ts).
    */
   #sayUnlessRedisIsDown(message: string): void {
-    setImmediate(() => {
-      if (!this.#closed && (!this.store.circuit || this.store.circuit.state === "closed")) this.log.warn(message);
-    });
+    if (this.#closed) return;
+    if (this.store.redisLog) this.store.redisLog.warnUnlessDown({ connection: "invalidations" }, message);
+    else this.log.warn(message);
   }
 
   /** Live when subscribed and the store's Redis answers; both edges reset the caches. */

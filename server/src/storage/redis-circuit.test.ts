@@ -95,7 +95,7 @@ describe("RedisOutageLog", () => {
     const clock = new ManualClock();
     const logs = captureLogs();
     const circuit = new RedisCircuit({ clock, openMs: 1000 });
-    const outages = new RedisOutageLog(logs.log, clock, circuit, 30_000);
+    const outages = new RedisOutageLog(logs.log, clock, circuit, { summaryMs: 30_000, settleMs: 0 });
     const refused = new Error("connect ECONNREFUSED 127.0.0.1:6390");
 
     circuit.connectionLost("connection closed");
@@ -126,33 +126,34 @@ describe("RedisOutageLog", () => {
     expect(logs.entries()[3]).toMatchObject({ level: "warn", down_ms: 66_000, errors: 52 });
   });
 
-  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  /** Past the (zero) settling delay of the lines about one connection. */
+  const settled = () => new Promise((resolve) => setTimeout(resolve, 5));
 
   it("errors without an outage (a connection that drops and comes back) are logged at most once per interval", async () => {
     const clock = new ManualClock();
     const logs = captureLogs();
-    const outages = new RedisOutageLog(logs.log, clock, new RedisCircuit({ clock, openMs: 1000 }), 30_000);
+    const outages = new RedisOutageLog(logs.log, clock, new RedisCircuit({ clock, openMs: 1000 }), { summaryMs: 30_000, settleMs: 0 });
     outages.error("invalidations", new Error("read ECONNRESET"));
-    await nextTurn();
+    await settled();
     for (let i = 0; i < 9; i++) outages.error("invalidations", new Error("read ECONNRESET"));
-    await nextTurn();
+    await settled();
     clock.advance(30_000);
     outages.error("invalidations", new Error("read ECONNRESET"));
-    await nextTurn();
+    await settled();
     expect(logs.entries()).toEqual([
-      expect.objectContaining({ msg: "Redis connection error; the client reconnects by itself", connection: "invalidations", errors: 1 }),
-      expect.objectContaining({ msg: "Redis connection error; the client reconnects by itself", errors: 10 }),
+      expect.objectContaining({ msg: "Redis connection error; the client reconnects by itself", connection: "invalidations", reason: "Error: read ECONNRESET", count: 1 }),
+      expect.objectContaining({ msg: "Redis connection error; the client reconnects by itself", count: 10 }),
     ]);
   });
 
-  it("an error followed in the same turn by the circuit opening is said by the outage line alone", async () => {
+  it("an error followed by the circuit opening (all of Redis away) is said by the outage line alone", async () => {
     const clock = new ManualClock();
     const logs = captureLogs();
     const circuit = new RedisCircuit({ clock, openMs: 1000 });
-    const outages = new RedisOutageLog(logs.log, clock, circuit, 30_000);
+    const outages = new RedisOutageLog(logs.log, clock, circuit, { summaryMs: 30_000, settleMs: 0 });
     outages.error("commands", new Error("read ECONNRESET"));
     circuit.connectionLost("connection closed");
-    await nextTurn();
+    await settled();
     expect(logs.entries().map((e) => e.msg)).toEqual([expect.stringMatching(/^Redis unavailable/)]);
   });
 

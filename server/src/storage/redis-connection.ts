@@ -10,7 +10,7 @@ export interface RedisLimits {
   circuitOpenMs: number;
 }
 
-export const DEFAULT_REDIS_LIMITS: RedisLimits = { commandTimeoutMs: 250, circuitOpenMs: 1000 };
+export const DEFAULT_REDIS_LIMITS: RedisLimits = { commandTimeoutMs: 500, circuitOpenMs: 1000 };
 
 /** A command the circuit turned away: Redis failed recently and was not tried. */
 export class RedisUnavailableError extends Error {

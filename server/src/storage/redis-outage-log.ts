@@ -12,23 +12,29 @@ const brief = (error: unknown) => (error instanceof Error ? `${error.name}: ${er
  * events, a Cluster's `node error`) is counted here; without a listener ioredis would print each
  * failed reconnect to stderr itself, as text with a stack, several a second.
  *
- * No timer: a summary is written by the first error or failed probe after `summaryMs`, and a
- * reconnecting client reports one at least every second. Errors while the circuit is closed (a
- * connection that drops and comes back, a Cluster node failing over) are logged at most once per
- * `summaryMs` too, with how many there were.
+ * No timer for the summaries: one is written by the first error or failed probe after `summaryMs`,
+ * and a reconnecting client reports one at least every second. What concerns one connection while
+ * the circuit is closed (an error, the subscriber's connection lost, a Cluster node gone) is said
+ * `settleMs` later, at most once per `summaryMs`, and only if the circuit is still closed then: when
+ * all of Redis is away, the command connection fails within moments too, and the outage line says it
+ * for every connection.
  */
 export class RedisOutageLog {
   #outage: { since: number; lastLineAt: number; errors: number; refusedAtLine: number; errorsAtLine: number } | null = null;
   #lastError: unknown = null;
-  #quiet = { lastLineAt: Number.NEGATIVE_INFINITY, errors: 0, pending: false };
+  #quiet = { lastLineAt: Number.NEGATIVE_INFINITY, count: 0, pending: false };
   #stopped = false;
+  readonly #summaryMs: number;
+  readonly #settleMs: number;
 
   constructor(
     private readonly log: Logger,
     private readonly clock: Clock,
     private readonly circuit: RedisCircuit,
-    private readonly summaryMs = 30_000,
+    options: { summaryMs?: number; settleMs?: number } = {},
   ) {
+    this.#summaryMs = options.summaryMs ?? 30_000;
+    this.#settleMs = options.settleMs ?? 1_000;
     circuit.onChange((state, cause) => {
       if (this.#stopped) return;
       if (state === "open") this.#opened(cause);
@@ -40,23 +46,26 @@ export class RedisOutageLog {
   error(connection: string, error: unknown): void {
     if (this.#stopped) return;
     this.#lastError = error;
-    const now = this.#now();
     if (this.#outage) {
       this.#outage.errors++;
-      this.#summarise(now);
+      this.#summarise(this.#now());
       return;
     }
-    this.#quiet.errors++;
-    if (this.#quiet.pending || now - this.#quiet.lastLineAt < this.summaryMs) return;
-    // Decided a moment later: an error is often the first sign of the connection closing, which (in
-    // the same turn of the event loop) opens the circuit, and then the outage line says it all.
+    this.warnUnlessDown({ connection, reason: brief(error) }, "Redis connection error; the client reconnects by itself");
+  }
+
+  /** A warning about one connection, said only if the rest of Redis is still up a moment later (above). */
+  warnUnlessDown(fields: Record<string, unknown>, message: string): void {
+    if (this.#stopped || this.#outage) return;
+    this.#quiet.count++;
+    if (this.#quiet.pending || this.#now() - this.#quiet.lastLineAt < this.#summaryMs) return;
     this.#quiet.pending = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.#quiet.pending = false;
       if (this.#stopped || this.#outage) return;
-      this.log.warn({ connection, reason: brief(error), errors: this.#quiet.errors }, "Redis connection error; the client reconnects by itself");
-      this.#quiet = { lastLineAt: this.#now(), errors: 0, pending: false };
-    });
+      this.log.warn({ ...fields, count: this.#quiet.count }, message);
+      this.#quiet = { lastLineAt: this.#now(), count: 0, pending: false };
+    }, this.#settleMs).unref();
   }
 
   /** No more lines: the store is closing its connections on purpose. */
@@ -76,6 +85,7 @@ export class RedisOutageLog {
       return;
     }
     this.#outage = { since: now, lastLineAt: now, errors: 0, refusedAtLine: this.circuit.counters.refused, errorsAtLine: 0 };
+    this.#quiet.count = 0;
     const reason = cause ?? this.#lastError;
     this.log.error(
       { reason: reason === null ? undefined : brief(reason) },
@@ -85,7 +95,7 @@ export class RedisOutageLog {
 
   #summarise(now: number): void {
     const outage = this.#outage!;
-    if (now - outage.lastLineAt < this.summaryMs) return;
+    if (now - outage.lastLineAt < this.#summaryMs) return;
     const refused = this.circuit.counters.refused;
     this.log.warn(
       {

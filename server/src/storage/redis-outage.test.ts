@@ -73,7 +73,7 @@ describe.runIf(testTarget() === "mysql")("a Redis outage (private redis-server, 
     const tried = { a: a.deps.store.circuit!.counters.admitted, b: b.deps.store.circuit!.counters.admitted };
 
     // Anonymous: counted in this instance's memory meanwhile (each answer one less).
-    const counts = [];
+    const counts: number[] = [];
     for (let i = 0; i < 5; i++) {
       const response = await a.fetch(NUMBER);
       expect(response.status).toBe(200);

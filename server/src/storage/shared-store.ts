@@ -25,8 +25,11 @@ export interface SharedStore {
    * their path without Redis at once (docs/operations.md "Redis unavailable").
    */
   circuit: RedisCircuit | null;
-  /** Where other connections to the same Redis (the invalidation bus's subscriber) report their errors. */
-  reportRedisError(connection: string, error: unknown): void;
+  /**
+   * What the server says about Redis (null without it): other connections to the same Redis (the
+   * invalidation bus's subscriber) report their errors and losses here, so an outage is one line.
+   */
+  redisLog: RedisOutageLog | null;
   /** Prefix for every key this server writes, so tests and deployments can share one Redis. */
   keyPrefix: string;
   close(): Promise<void>;
@@ -57,7 +60,7 @@ export async function openSharedStore(options: SharedStoreOptions): Promise<Shar
   const clusterNodes = options.redisClusterNodes?.length ? options.redisClusterNodes : null;
   if (!options.redisUrl && !clusterNodes) {
     const cache = createStorage({ driver: memoryDriver() });
-    return { cache, redis: null, circuit: null, reportRedisError: () => undefined, keyPrefix, close: () => cache.dispose() };
+    return { cache, redis: null, circuit: null, redisLog: null, keyPrefix, close: () => cache.dispose() };
   }
   const limits = options.redisLimits ?? DEFAULT_REDIS_LIMITS;
   const clock = options.clock ?? systemClock;
@@ -83,7 +86,7 @@ export async function openSharedStore(options: SharedStoreOptions): Promise<Shar
     cache,
     redis,
     circuit,
-    reportRedisError: (connection, error) => outages.error(connection, error),
+    redisLog: outages,
     keyPrefix,
     close: async () => {
       outages.stop();
