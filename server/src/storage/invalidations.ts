@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "../log.ts";
-import { RedisUnavailableError } from "./redis-connection.ts";
+import { connectWithin, CONNECT_WAIT_MS, RedisUnavailableError } from "./redis-connection.ts";
 import type { SharedStore } from "./shared-store.ts";
 
 /** What the bus uses of the shared store (a store without Redis needs no circuit). */
@@ -45,7 +45,7 @@ export class InvalidationBus {
   readonly #origin = randomBytes(8).toString("hex");
   readonly #channel: string;
   #subscriber: Redis | Cluster | null = null;
-  /** The subscription is confirmed by Redis (always "true" without Redis). */
+  /** Redis confirmed the subscription (always true without Redis). */
   #subscribed: boolean;
   #live: boolean;
   #closed = false;
@@ -122,7 +122,7 @@ export class InvalidationBus {
     // Reported with the store's other connections: once per outage, never by ioredis itself.
     subscriber.on("error", (error: unknown) => this.store.redisLog?.error("invalidations", error));
     // Redis unreachable at start: the bus starts not live, and "ready" subscribes when it is back.
-    await subscriber.connect().catch(() => undefined);
+    await connectWithin(subscriber, CONNECT_WAIT_MS);
     if (subscriber.status === "ready") await subscribe();
   }
 

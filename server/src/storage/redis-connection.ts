@@ -1,5 +1,5 @@
 import { Cluster, ReplyError, type ClusterOptions, type Command, type Redis, type RedisOptions } from "ioredis";
-import type { RedisCircuit, Admission } from "./redis-circuit.ts";
+import type { RedisCircuit } from "./redis-circuit.ts";
 import type { RedisOutageLog } from "./redis-outage-log.ts";
 
 /** How long the server waits for Redis, and how long it stops trying after a failure (README "Configuration"). */
@@ -19,6 +19,9 @@ export class RedisUnavailableError extends Error {
     this.name = "RedisUnavailableError";
   }
 }
+
+/** How long a start waits for Redis before it goes on without it (a connect timeout and a ready check). */
+export const CONNECT_WAIT_MS = 5_000;
 
 /** Reconnect after 100, 200, … ms, then every second, for as long as it takes (never give up). */
 const reconnectDelay = (attempt: number) => Math.min(attempt * 100, 1000);
@@ -89,10 +92,6 @@ type SendCommand = (command: Command, ...rest: unknown[]) => unknown;
  */
 export function gateCommands(client: Redis | Cluster, circuit: RedisCircuit): void {
   const send = client.sendCommand.bind(client) as SendCommand;
-  const settle = (admission: Admission) => [
-    () => circuit.succeeded(admission),
-    (error: unknown) => (meansUnavailable(error) ? circuit.failed(admission, error) : circuit.succeeded(admission)),
-  ] as const;
   const gated: SendCommand = (command, ...rest) => {
     if (client.status === "connect") return send(command, ...rest);
     const admission = circuit.admit();
@@ -100,7 +99,10 @@ export function gateCommands(client: Redis | Cluster, circuit: RedisCircuit): vo
       command.reject(new RedisUnavailableError());
       return command.promise;
     }
-    command.promise.then(...settle(admission));
+    command.promise.then(
+      () => circuit.succeeded(admission),
+      (error: unknown) => (meansUnavailable(error) ? circuit.failed(admission, error) : circuit.succeeded(admission)),
+    );
     return send(command, ...rest);
   };
   client.sendCommand = gated as typeof client.sendCommand;
@@ -121,4 +123,24 @@ export function watchConnection(client: Redis | Cluster, role: string, outages: 
     circuit.connectionReady();
     client.ping().catch(() => undefined); // the probe; a failure reopens the circuit
   });
+}
+
+/**
+ * Connects `client` and waits until it is ready, or has failed once, or `withinMs` has passed, which
+ * ever comes first; never throws. Not `await client.connect()` alone: a Cluster whose first ready
+ * check fails (a command timeout on a busy machine) reconnects without ever settling that promise.
+ * Either way the client goes on connecting by itself.
+ */
+export async function connectWithin(client: Redis | Cluster, withinMs: number): Promise<void> {
+  let done!: () => void;
+  const settled = new Promise<void>((resolve) => (done = resolve));
+  const timer = setTimeout(done, withinMs);
+  timer.unref();
+  client.once("ready", done);
+  client.once("close", done);
+  client.connect().then(done, done);
+  await settled;
+  clearTimeout(timer);
+  client.off("ready", done);
+  client.off("close", done);
 }

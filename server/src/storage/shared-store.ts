@@ -5,7 +5,7 @@ import type { Cluster, Redis } from "ioredis";
 import { systemClock, type Clock } from "../clock.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { RedisCircuit } from "./redis-circuit.ts";
-import { boundedClusterOptions, boundedRedisOptions, DEFAULT_REDIS_LIMITS, gateCommands, watchConnection, type RedisLimits } from "./redis-connection.ts";
+import { boundedClusterOptions, boundedRedisOptions, connectWithin, CONNECT_WAIT_MS, DEFAULT_REDIS_LIMITS, gateCommands, watchConnection, type RedisLimits } from "./redis-connection.ts";
 import { RedisOutageLog } from "./redis-outage-log.ts";
 
 /**
@@ -81,7 +81,7 @@ export async function openSharedStore(options: SharedStoreOptions): Promise<Shar
   watchConnection(redis, "commands", outages, circuit);
   // Not reachable now: start anyway (the "close" of the failed attempt has opened the circuit and
   // logged it); ioredis keeps trying.
-  await redis.connect().catch(() => undefined);
+  await connectWithin(redis, CONNECT_WAIT_MS);
   return {
     cache,
     redis,
