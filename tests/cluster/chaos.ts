@@ -522,6 +522,17 @@ async function redisClusterDown(cookie: string): Promise<void> {
   const restartedAt = Date.now();
   for (const r of t.redis) launch(t, redisSpec(t, r));
   console.log(`# ${new Date().toISOString()} redis1-6 started again`);
+  // Back by itself: every instance writes its rate limits to the Redis Cluster again (the restarted
+  // nodes are empty: a key there was written after the restart). Polled from the restart on, each
+  // instance with its own key, while the load goes on.
+  const recovered = Promise.all(
+    t.api.map((a, i) =>
+      waitFor(`${a.name} counting in Redis again`, async () => {
+        await call("GET", lookupPath(), { base: instanceUrl(i), headers: { "x-api-key": keys[i]!.key } });
+        return t.redis.some((r) => redisRole(r.port) !== "down" && redisCli(r.port, "--scan", "--pattern", `*${keys[i]!.id}*`) !== "") && Date.now() - restartedAt;
+      }, 60_000, 250).catch(() => null),
+    ),
+  );
   await load;
 
   const phase = (from: number, to: number) => {
@@ -536,17 +547,9 @@ async function redisClusterDown(cookie: string): Promise<void> {
     `${answers.length} requests, ${phases.redis_down.requests} with Redis down, ${failed.length} failed (${JSON.stringify(count(failed))})`,
   );
 
-  // Back by itself: the cluster re-forms from its nodes.conf, and every instance writes its rate
-  // limits there again (the restarted nodes are empty: a key there was written after the restart).
+  // The cluster re-forms from its nodes.conf (replicas resync from their masters).
+  const recoveredMs = Object.fromEntries((await recovered).map((ms, i) => [t.api[i]!.name, ms]));
   const healthy = await waitRedisHealthy(t, 60_000).then(() => true, () => false);
-  const recoveredMs: Record<string, number | null> = {};
-  for (const [i, a] of t.api.entries()) {
-    const { key, id } = keys[i]!;
-    recoveredMs[a.name] = await waitFor(`${a.name} counting in Redis again`, async () => {
-      await call("GET", lookupPath(), { base: instanceUrl(i), headers: { "x-api-key": key } });
-      return t.redis.some((r) => redisCli(r.port, "--scan", "--pattern", `*${id}*`) !== "") && Date.now() - restartedAt;
-    }, 60_000, 250).catch(() => null);
-  }
   check(
     "after the Redis Cluster is started again, it is whole (3 masters, 3 replicas) and every instance counts its rate limits there again by itself",
     healthy && Object.values(recoveredMs).every((ms) => ms !== null),
@@ -565,8 +568,21 @@ async function redisClusterDown(cookie: string): Promise<void> {
           return null;
         }
       });
-      const said = (prefix: string) => parsed.filter((p) => p?.msg?.startsWith(prefix)).length;
-      return [a.name, { lines: lines.length, not_json: parsed.filter((p) => p === null).length, unavailable: said("Redis unavailable"), still_unavailable: said("Redis still unavailable"), available_again: said("Redis available again"), first_not_json: lines[parsed.indexOf(null)]?.slice(0, 200) }];
+      const said = (prefix: string) => parsed.filter((p) => p?.msg?.startsWith(prefix));
+      const back = said("Redis available again")[0] as { time?: string } | undefined;
+      return [
+        a.name,
+        {
+          lines: lines.length,
+          not_json: parsed.filter((p) => p === null).length,
+          unavailable: said("Redis unavailable").length,
+          still_unavailable: said("Redis still unavailable").length,
+          available_again: said("Redis available again").length,
+          // When the instance's circuit closed (its reconnect's PING answered), from the restart.
+          back_after_restart_ms: back?.time ? Date.parse(back.time) - restartedAt : null,
+          first_not_json: lines[parsed.indexOf(null)]?.slice(0, 200),
+        },
+      ];
     }),
   );
   check(
@@ -574,7 +590,7 @@ async function redisClusterDown(cookie: string): Promise<void> {
     Object.values(logs).every((l) => l.not_json === 0 && l.unavailable >= 1 && l.available_again >= 1 && l.unavailable === l.available_again),
     JSON.stringify(logs),
   );
-  figures.redis_cluster_down = { down_seconds: REDIS_DOWN_SECONDS, ...phases, recovered_ms_after_restart: recoveredMs, instance_logs: logs };
+  figures.redis_cluster_down = { down_seconds: REDIS_DOWN_SECONDS, ...phases, counting_in_redis_again_ms_after_restart: recoveredMs, instance_logs: logs };
 }
 
 interface Kill {
