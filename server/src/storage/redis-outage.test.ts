@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from "vitest";
 import { credentialHash } from "../auth/credential-cache.ts";
 import { createApiKey, signIn, startPrivateRedis, startTestServer, testTarget, type PrivateRedis, type SignedIn, type TestServer } from "../testing/index.ts";
 
@@ -39,9 +39,10 @@ describe.runIf(testTarget() === "mysql")("a Redis outage (private redis-server, 
   let alice: SignedIn;
   // ioredis prints "[ioredis] Unhandled error event" with a stack through console.error when nothing
   // listens for a client's errors; nothing may reach the console (every line the server writes is JSON).
-  const consoleCalls = (["log", "info", "warn", "error", "debug"] as const).map((method) => vi.spyOn(console, method));
+  let consoleCalls: Array<MockInstance> = [];
 
   beforeAll(async () => {
+    consoleCalls = (["log", "info", "warn", "error", "debug"] as const).map((method) => vi.spyOn(console, method));
     redis = await startPrivateRedis();
     // A long credential TTL: on the other instance, only the bus (or not caching) can explain a 401.
     a = await startTestServer({ dataset: "demo", env: { REDIS_URL: redis.url, CREDENTIAL_CACHE_SECONDS: "300", ANONYMOUS_RATE_LIMIT_PER_MINUTE: "1000" } });
