@@ -30,6 +30,8 @@ const CORE: Record<CoreName, Described> = {
   DATABASE_URL: { meaning: "file:<path> for SQLite, or mysql://user:pass@host:port/db for MySQL 8 / MariaDB 10.6+" },
   REDIS_URL: { meaning: "shared cache and counters, redis:// or rediss://; unset means in-process (one instance)" },
   REDIS_CLUSTER_NODES: { meaning: "a Redis Cluster instead: seed nodes host:port,host:port,… (wins over REDIS_URL)" },
+  REDIS_COMMAND_TIMEOUT_MS: { meaning: "a Redis command not answered within this fails; its caller goes on without Redis (docs/operations.md \"Redis unavailable\")" },
+  REDIS_CIRCUIT_OPEN_MS: { meaning: "after Redis failed, how long no command tries it (then one probes; a reconnect probes at once)" },
   PUBLIC_ORIGIN: { meaning: "the console's origin(s), comma-separated: cross-site checks, Secure/__Host- cookies when https" },
   SMS_PROVIDER: { meaning: "aliyun, tencent, dev (codes written to IR21_SMS_OUTBOX) or none (SMS endpoints answer 503)", defaultNote: "dev outside production, none in production" },
   IR21_SMS_OUTBOX: { meaning: "the dev SMS provider appends one JSON line {phone, code, sent_at} per message here" },
@@ -134,7 +136,7 @@ const DOMAINS: Array<{ title: string; variables: Array<[name: string, defaultVal
 
 /** The core groups, in the order of README.md's table. */
 const CORE_GROUPS: Array<{ title: string; names: CoreName[] }> = [
-  { title: "Listening, database and shared state", names: ["PORT", "HOST", "DATABASE_URL", "REDIS_URL", "REDIS_CLUSTER_NODES", "PUBLIC_ORIGIN"] },
+  { title: "Listening, database and shared state", names: ["PORT", "HOST", "DATABASE_URL", "REDIS_URL", "REDIS_CLUSTER_NODES", "REDIS_COMMAND_TIMEOUT_MS", "REDIS_CIRCUIT_OPEN_MS", "PUBLIC_ORIGIN"] },
   { title: "SMS", names: ["SMS_PROVIDER", "IR21_SMS_OUTBOX"] },
   { title: "Webhooks", names: ["WEBHOOK_ALLOW_HOSTS", "WEBHOOK_ENDPOINT_CONCURRENCY", "WEBHOOK_SECRETS_KEY", "WEBHOOK_SECRETS_PREVIOUS_KEYS"] },
   { title: "Production, secrets and files", names: ["NODE_ENV", "SESSION_SECRET", "OTP_PEPPER", "DATA_DIR", "TERMS_VERSION", "PRIVACY_VERSION", "WEB_DIST_DIR"] },

@@ -73,4 +73,11 @@ describe("loadConfig", () => {
     ]);
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: "10.0.0.1" })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
   });
+
+  it("bounds how long Redis is waited for: a command timeout and the circuit's open interval", () => {
+    expect(loadConfig({}).redisLimits).toEqual({ commandTimeoutMs: 500, circuitOpenMs: 1000 });
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: "200", REDIS_CIRCUIT_OPEN_MS: "5000" }).redisLimits).toEqual({ commandTimeoutMs: 200, circuitOpenMs: 5000 });
+    expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: "0" })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
+    expect(() => loadConfig({ REDIS_CIRCUIT_OPEN_MS: "soon" })).toThrow(/REDIS_CIRCUIT_OPEN_MS/);
+  });
 });

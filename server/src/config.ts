@@ -36,6 +36,9 @@ export const EnvSchema = z.object({
     .optional(),
   // Redis Cluster: seed nodes (host:port, comma-separated); the client discovers the rest. Wins over REDIS_URL.
   REDIS_CLUSTER_NODES: commaList.pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "every node must be host:port")).min(1, "needs at least one host:port")).optional(),
+  // How long a Redis command may take, and how long Redis is left alone after it failed (docs/operations.md "Redis unavailable").
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  REDIS_CIRCUIT_OPEN_MS: z.coerce.number().int().min(100).max(600_000).default(1_000),
   PUBLIC_ORIGIN: commaList.pipe(z.array(origin).min(1, "needs at least one origin")).default(["http://localhost:8787"]),
   SMS_PROVIDER: z.enum(["aliyun", "tencent", "dev", "none"]).optional(),
   IR21_SMS_OUTBOX: z.string().min(1).default("data/sms-outbox.jsonl"),
@@ -69,6 +72,8 @@ export interface Config {
   redisUrl: string | null;
   /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES), or null for one Redis (REDIS_URL) or none. */
   redisClusterNodes: Array<{ host: string; port: number }> | null;
+  /** REDIS_COMMAND_TIMEOUT_MS and REDIS_CIRCUIT_OPEN_MS (storage/redis-connection.ts). */
+  redisLimits: { commandTimeoutMs: number; circuitOpenMs: number };
   /** Origins allowed to make cookie-authenticated writes; the first one is the canonical console origin. */
   publicOrigins: string[];
   /** Cookies get `Secure` and the `__Host-` prefix when the console is served over HTTPS. */
@@ -141,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL ?? null,
     redisClusterNodes: e.REDIS_CLUSTER_NODES?.map((node) => ({ host: node.slice(0, node.lastIndexOf(":")), port: Number(node.slice(node.lastIndexOf(":") + 1)) })) ?? null,
+    redisLimits: { commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS, circuitOpenMs: e.REDIS_CIRCUIT_OPEN_MS },
     publicOrigins,
     secureCookies: publicOrigins[0]!.startsWith("https:"),
     smsProvider,

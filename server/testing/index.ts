@@ -7,6 +7,7 @@ export { startTestServer, type TestServer, type TestServerOptions } from "./serv
 export { ManualClock } from "../src/clock.ts";
 export { createTestDatabase, testTarget, type TestTarget } from "./databases.ts";
 export { captureLogs, type LogCapture } from "./log-capture.ts";
+export { startPrivateRedis, type PrivateRedis } from "./private-redis.ts";
 export {
   agreementOf,
   createApiKey,

@@ -24,9 +24,16 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts `ir21-server serve` on a free loopback port, logging at `warn` (no per-request lines); `bin`
- * names another checkout's binary (compare-builds.bench.ts).
+ * names another checkout's binary (compare-builds.bench.ts). `env` may point it at another Redis
+ * (REDIS_URL); `output: "pipe"` hands its stdout and stderr to the caller (redis-outage.bench.ts reads
+ * every line it writes).
  */
-export async function spawnServe(setup: TestServer, env: Record<string, string>, bin = serverBin): Promise<{ child: ChildProcess; url: string }> {
+export async function spawnServe(
+  setup: TestServer,
+  env: Record<string, string>,
+  bin = serverBin,
+  options: { output?: "ignore" | "pipe" } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const config = setup.deps.config;
   const port = await freePort();
   const profileDir = process.env.BENCH_CPU_PROFILE ?? process.env.BENCH_CPU_PROF;
@@ -38,13 +45,13 @@ export async function spawnServe(setup: TestServer, env: Record<string, string>,
       PORT: String(port),
       HOST: "127.0.0.1",
       DATABASE_URL: config.databaseUrl,
-      REDIS_URL: config.redisUrl ?? "",
+      REDIS_URL: env.REDIS_URL ?? config.redisUrl ?? "",
       DATA_DIR: config.dataDir,
       SESSION_SECRET: config.secrets.session!,
       OTP_PEPPER: config.secrets.otpPepper!,
       LOG_LEVEL: "warn",
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: options.output === "pipe" ? ["ignore", "pipe", "pipe"] : ["ignore", "ignore", "inherit"],
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }

@@ -4,14 +4,17 @@
  * instances, checking that haproxy spreads them over every ready instance; deliveries/s with 1 and 2
  * workers), then runs IR21_CLUSTER_LOAD_SECONDS (default 60) of
  * mixed load through haproxy while it kill -9s an API instance, a worker, a Galera node and a Redis
- * master (each started again, as a supervisor would), and checks what must hold:
+ * master (each started again, as a supervisor would), then kill -9s the whole Redis Cluster under
+ * /v1 load and starts it again, and checks what must hold:
  *
  * - every queued webhook delivery reaches the HTTPS receiver at least once; duplicates only for
  *   deliveries in flight at a kill (counted);
  * - no 5xx outside the failover window after each kill; inside it at most one per client connection;
  * - OTP single use and the 5-attempt cap, API-key and subscription caps, across the three instances;
  * - quota overshoot within docs/console.md's bound; a revoked key and session refused everywhere in time;
- * - the cluster back to full health by itself.
+ * - the cluster back to full health by itself;
+ * - with no Redis at all, /v1 answers through haproxy without failing, the instances log it in JSON
+ *   lines only, and use the Redis Cluster again by themselves once it is back.
  *
  * Prints `ok`/`not ok` lines, the figures as JSON (also in <state>/chaos-report.json), and last
  * `N passed, M failed`. Exit status 1 when anything failed.
@@ -20,19 +23,21 @@ import autocannon from "autocannon";
 import { randomInt } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestReceiver, type TestReceiver } from "@ir21/server/testing";
-import { fullHealth, galeraStatus, haproxyServerColumn, haproxyServers, ir21, redisRole, redisSpec, restartGalera } from "./cluster.ts";
-import { crash, launch, relaunch, stop, waitFor } from "./processes.ts";
+import { fullHealth, galeraStatus, haproxyServerColumn, haproxyServers, ir21, redisCli, redisRole, redisSpec, restartGalera, waitRedisHealthy } from "./cluster.ts";
+import { crash, launch, logPath, relaunch, stop, waitFor } from "./processes.ts";
 import { apiUrl, REPO, topology } from "./topology.ts";
 
 const t = topology();
 const BASE = apiUrl(t);
 const LOAD_SECONDS = Number(process.env.IR21_CLUSTER_LOAD_SECONDS ?? 60);
 const SCALE_SECONDS = Number(process.env.IR21_CLUSTER_SCALE_SECONDS ?? 5);
+/** How long the whole Redis Cluster stays killed in the Redis-down step. */
+const REDIS_DOWN_SECONDS = Number(process.env.IR21_CLUSTER_REDIS_DOWN_SECONDS ?? 10);
 /** After a kill, answers may fail for this long (docs/operations.md "Failure modes"). */
 const FAILOVER_WINDOW_MS = 10_000;
 /** A revoked credential is refused on every instance within this (pub/sub, else the cache TTL). */
@@ -381,6 +386,9 @@ async function main(): Promise<void> {
   check("every queued delivery reached the receiver at least once", deliveredAll && missing.length === 0 && deliveries.length > scripted.tests, `${deliveries.length} queued (${scripted.tests} test events + the import's fan-out), ${missing.length} missing`);
   check("duplicates only for deliveries in flight at a kill", unexplained.length === 0, `${duplicates.length} duplicate(s), ${unexplained.length} unexplained`);
 
+  // ---- no Redis at all: the whole Redis Cluster killed under /v1 load, then started again
+  await redisClusterDown(reader.cookie);
+
   // ---- OTP: single use and the 5-attempt cap across instances
   {
     const p = phone();
@@ -472,6 +480,119 @@ async function main(): Promise<void> {
   await db.end();
 }
 
+/** The p-th percentile of the latencies (ms) of some answers. */
+function percentile(answers: Array<{ ms: number }>, p: number): number | null {
+  if (answers.length === 0) return null;
+  const sorted = answers.map((a) => a.ms).sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+}
+
+const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+
+/**
+ * Issue 31 (docs/operations.md "Redis unavailable"): kill -9 all six Redis nodes, by pid, while
+ * anonymous and API-key /v1 requests go through haproxy at a steady rate; start them again after
+ * REDIS_DOWN_SECONDS (their nodes.conf keeps the cluster's shape; their data is gone). Checked: every
+ * request answered 2xx before, during and after; each instance said so in its log (in JSON lines, and
+ * that Redis was back); and each instance counts rate limits in the Redis Cluster again by itself.
+ * Latencies of each phase are reported, not asserted.
+ */
+async function redisClusterDown(cookie: string): Promise<void> {
+  const keys = await Promise.all(t.api.map(() => createKey(cookie)));
+  const logStart = Object.fromEntries(t.api.map((a) => [a.name, fileSize(logPath(t, a.name))]));
+  const answers: Array<{ at: number; ms: number; status: number }> = [];
+  const before = 3;
+  const loadSeconds = before + REDIS_DOWN_SECONDS + 10;
+  const stream = (path: string, headers: Record<string, string>) => {
+    const instance = autocannon({ url: `${BASE}${path}`, headers, connections: 4, overallRate: 80, duration: loadSeconds, timeout: 30 }) as unknown as EventEmitter & PromiseLike<autocannon.Result>;
+    instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => answers.push({ at: Date.now() - ms, ms, status }));
+    instance.on("reqError", () => answers.push({ at: Date.now(), ms: 0, status: 0 }));
+    return instance;
+  };
+  const load = Promise.all([
+    stream("/v1/lookup?number=%2B8613800138000", {}),
+    stream(lookupPath(), { "x-api-key": keys[0]!.key }),
+    stream("/v1/countries", { "x-api-key": keys[1]!.key }),
+  ]);
+  await sleep(before * 1000);
+  const killedAt = Date.now();
+  await Promise.all(t.redis.map((r) => crash(t, r.name)));
+  console.log(`# ${new Date().toISOString()} kill -9 ${t.redis.map((r) => r.name).join(" ")}`);
+  await sleep(REDIS_DOWN_SECONDS * 1000);
+  const restartedAt = Date.now();
+  for (const r of t.redis) launch(t, redisSpec(t, r));
+  console.log(`# ${new Date().toISOString()} redis1-6 started again`);
+  // Back by itself: every instance writes its rate limits to the Redis Cluster again (the restarted
+  // nodes are empty: a key there was written after the restart). Polled from the restart on, each
+  // instance with its own key, while the load goes on.
+  const recovered = Promise.all(
+    t.api.map((a, i) =>
+      waitFor(`${a.name} counting in Redis again`, async () => {
+        await call("GET", lookupPath(), { base: instanceUrl(i), headers: { "x-api-key": keys[i]!.key } });
+        return t.redis.some((r) => redisRole(r.port) !== "down" && redisCli(r.port, "--scan", "--pattern", `*${keys[i]!.id}*`) !== "") && Date.now() - restartedAt;
+      }, 60_000, 250).catch(() => null),
+    ),
+  );
+  await load;
+
+  const phase = (from: number, to: number) => {
+    const within = answers.filter((a) => a.at >= from && a.at < to);
+    return { requests: within.length, not_2xx: within.filter((a) => a.status < 200 || a.status >= 300).length, p50_ms: percentile(within, 50), p95_ms: percentile(within, 95), max_ms: percentile(within, 100) };
+  };
+  const phases = { redis_up_before: phase(0, killedAt), redis_down: phase(killedAt, restartedAt), redis_back: phase(restartedAt, Number.POSITIVE_INFINITY) };
+  const failed = answers.filter((a) => a.status < 200 || a.status >= 300);
+  check(
+    `/v1 through haproxy answers 2xx while the whole Redis Cluster is killed (${REDIS_DOWN_SECONDS} s), before and after`,
+    failed.length === 0 && phases.redis_down.requests > 0,
+    `${answers.length} requests, ${phases.redis_down.requests} with Redis down, ${failed.length} failed (${JSON.stringify(count(failed))})`,
+  );
+
+  // The cluster re-forms from its nodes.conf (replicas resync from their masters).
+  const recoveredMs = Object.fromEntries((await recovered).map((ms, i) => [t.api[i]!.name, ms]));
+  const healthy = await waitRedisHealthy(t, 60_000).then(() => true, () => false);
+  check(
+    "after the Redis Cluster is started again, it is whole (3 masters, 3 replicas) and every instance counts its rate limits there again by itself",
+    healthy && Object.values(recoveredMs).every((ms) => ms !== null),
+    JSON.stringify({ healthy, ms_after_restart: recoveredMs }),
+  );
+
+  // What the instances wrote meanwhile: JSON lines only; the outage said, and its end.
+  const logs = Object.fromEntries(
+    t.api.map((a) => {
+      const lines = readFileSync(logPath(t, a.name)).subarray(logStart[a.name]!).toString("utf8").split("\n").filter(Boolean);
+      const parsed = lines.map((line) => {
+        try {
+          const value: unknown = JSON.parse(line);
+          return value !== null && typeof value === "object" ? (value as { msg?: string }) : null;
+        } catch {
+          return null;
+        }
+      });
+      const said = (prefix: string) => parsed.filter((p) => p?.msg?.startsWith(prefix));
+      const back = said("Redis available again")[0] as { time?: string } | undefined;
+      return [
+        a.name,
+        {
+          lines: lines.length,
+          not_json: parsed.filter((p) => p === null).length,
+          unavailable: said("Redis unavailable").length,
+          still_unavailable: said("Redis still unavailable").length,
+          available_again: said("Redis available again").length,
+          // When the instance's circuit closed (its reconnect's PING answered), from the restart.
+          back_after_restart_ms: back?.time ? Date.parse(back.time) - restartedAt : null,
+          first_not_json: lines[parsed.indexOf(null)]?.slice(0, 200),
+        },
+      ];
+    }),
+  );
+  check(
+    "every line the instances wrote meanwhile is JSON, and each said that Redis was unavailable and (as often) that it was back",
+    Object.values(logs).every((l) => l.not_json === 0 && l.unavailable >= 1 && l.available_again >= 1 && l.unavailable === l.available_again),
+    JSON.stringify(logs),
+  );
+  figures.redis_cluster_down = { down_seconds: REDIS_DOWN_SECONDS, ...phases, counting_in_redis_again_ms_after_restart: recoveredMs, instance_logs: logs };
+}
+
 interface Kill {
   what: string;
   name: string;
@@ -507,7 +628,7 @@ async function importOtherSource(): Promise<{ code: number; output: string }> {
   return latest?.source_mode === "demo" ? ir21(t, ["import", "ir21", join(REPO, "server/samples/ir21")]) : ir21(t, ["import", "demo"]);
 }
 
-function count(answers: Answer[]): Record<number, number> {
+function count(answers: Array<Pick<Answer, "status">>): Record<number, number> {
   return answers.reduce<Record<number, number>>((acc, a) => ((acc[a.status] = (acc[a.status] ?? 0) + 1), acc), {});
 }
 

@@ -11,6 +11,30 @@ async function localBus() {
 }
 
 describe("CredentialCache", () => {
+  it("requests presenting one credential at once share its database read, unless an invalidation came in between", async () => {
+    const cache = new CredentialCache(await localBus(), { ttlMs: 60_000 });
+    let reads = 0;
+    const release: Array<() => void> = [];
+    const load = () => {
+      reads++;
+      return new Promise<CachedApiKey>((resolve) => release.push(() => resolve(key(`key_${reads}`))));
+    };
+    const first = cache.read("h", load);
+    const second = cache.read("h", load);
+    await cache.apiKeyRevoked("key_other"); // an invalidation reaches the process while the read is out
+    const third = cache.read("h", load);
+    expect(reads).toBe(2);
+    for (const r of release) r();
+    const [a, b, c] = await Promise.all([first, second, third]);
+    expect(b.value).toBe(a.value);
+    expect(b.generation).toBe(a.generation); // the generation of the read's start, for set()
+    expect(c.value).toMatchObject({ id: "key_2" });
+    expect(c.generation).toBeGreaterThan(a.generation);
+    cache.set("h", a.value, a.generation);
+    expect(cache.get("h")).toBeUndefined(); // read before the invalidation: not kept
+    expect((await cache.read("h", async () => key("key_3"))).value).toMatchObject({ id: "key_3" }); // nothing in flight: a new read
+  });
+
   it("serves an entry until its TTL (real time), then forgets it", async () => {
     let now = 1000;
     const cache = new CredentialCache(await localBus(), { ttlMs: 10_000, now: () => now });

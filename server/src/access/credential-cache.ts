@@ -67,6 +67,7 @@ export interface CredentialCacheOptions {
  */
 export class CredentialCache implements CredentialRevocations {
   readonly #entries = new Map<string, { credential: CachedCredential; storedAt: number }>();
+  readonly #reads = new Map<string, { generation: number; result: Promise<unknown> }>();
   #generation = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -96,6 +97,27 @@ export class CredentialCache implements CredentialRevocations {
       return undefined;
     }
     return entry.credential;
+  }
+
+  /**
+   * Reads a credential from the database once for all the requests presenting it meanwhile: they share
+   * the read in flight, unless an invalidation reached this process after it began (then they read
+   * anew). While the bus is not live nothing is served from the cache, and without this a busy key
+   * would cost a read per request. Returns the result and the generation taken when the read began,
+   * for {@link set}.
+   * @example
+   * const { value: row, generation } = await cache.read(hash, () => findKeyRow(db, hash));
+   */
+  async read<T>(hash: string, load: () => Promise<T>): Promise<{ value: T; generation: number }> {
+    const inFlight = this.#reads.get(hash);
+    if (inFlight && inFlight.generation === this.#generation) return { value: (await inFlight.result) as T, generation: inFlight.generation };
+    const entry = { generation: this.#generation, result: load() };
+    this.#reads.set(hash, entry);
+    try {
+      return { value: (await entry.result) as T, generation: entry.generation };
+    } finally {
+      if (this.#reads.get(hash) === entry) this.#reads.delete(hash);
+    }
   }
 
   /** Keeps a credential read from the database, unless anything was invalidated since the read began. */

@@ -73,3 +73,14 @@ export function exitOnFault(log: Logger): void {
   process.on("uncaughtException", (err, origin) => fatal(err, origin));
   process.on("unhandledRejection", (reason) => fatal(reason, "unhandledRejection"));
 }
+
+/**
+ * Node's process warnings (a deprecation, an emitter past its listener limit) as JSON lines through
+ * the logger instead of Node's text on stderr, so every line the server writes is one JSON object.
+ * ioredis's Cluster client, reconnecting through the outage of a whole Redis Cluster, adds listeners
+ * to a closed socket each time it picks a new subscriber node, past Node's limit of 10.
+ */
+export function logProcessWarnings(log: Logger): void {
+  process.removeAllListeners("warning");
+  process.on("warning", (warning) => log.warn({ err: warning }, `node warning: ${warning.name}`));
+}

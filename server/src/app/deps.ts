@@ -101,7 +101,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
   let store: SharedStore;
   try {
-    store = await openSharedStore({ redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes, keyPrefix: options.keyPrefix });
+    store = await openSharedStore({ redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes, redisLimits: config.redisLimits, keyPrefix: options.keyPrefix, clock, log });
   } catch (error) {
     await closeDb();
     throw error;

@@ -5,7 +5,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import { startServer } from "./serve.ts";
 import { inquiriesCommand } from "./commands/contact.ts";
 import { accountsCommand } from "./commands/console.ts";
-import { exitOnFault, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
+import { exitOnFault, logProcessWarnings, migrateEmbedded, stopOnSignal, UsageError } from "./command-support.ts";
 import { startAuthJobs, startCatalogue, startWebhooks } from "./background.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { catalogCommands } from "./commands/catalog.ts";
@@ -20,6 +20,7 @@ const serve = defineCommand({
     const config = loadConfig();
     const deps = await createDeps(config);
     exitOnFault(deps.log);
+    logProcessWarnings(deps.log);
     await migrateEmbedded(deps);
     const catalog = await startCatalogue(deps);
     const auth = startAuthJobs(deps);
@@ -55,6 +56,7 @@ const worker = defineCommand({
   async run() {
     const deps = await createDeps(loadConfig());
     exitOnFault(deps.log);
+    logProcessWarnings(deps.log);
     await migrateEmbedded(deps);
     const webhooks = startWebhooks(deps);
     stopOnSignal(deps.log, async () => {

@@ -87,8 +87,7 @@ export function createSessionLookup(db: Db, clock: Clock, lifetimes: SessionLife
     const known = cache.get(hash);
     const now = clock.now().getTime();
     if (known?.kind === "session" && known.expiresAt > now && now - known.lastSeenAt < lifetimes.refreshIntervalMs) return toActive(known);
-    const generation = cache.generation;
-    const live = await readLiveSession(db, clock, lifetimes, parsed);
+    const { value: live, generation } = await cache.read(hash, () => readLiveSession(db, clock, lifetimes, parsed));
     if (!live) {
       cache.delete(hash);
       return null;

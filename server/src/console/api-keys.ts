@@ -131,11 +131,14 @@ export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCach
       if (known?.kind !== "apiKey") {
         // A cached hash is a key that passed this before; anything else is checked before the lookup.
         if (!isWellFormedApiKey(key)) return null;
-        const generation = cache.generation;
-        const row = await db.selectFrom("api_keys").select(["id", "user_id", "revoked_at", "last_used_at"]).where("key_hash", "=", hash).executeTakeFirst();
-        if (!row || row.revoked_at !== null) return null;
-        known = { kind: "apiKey", id: row.id, userId: row.user_id, lastUsedAt: row.last_used_at } satisfies CachedApiKey;
-        cache.set(hash, known, generation);
+        // Requests with this key meanwhile share the read (and so the last_used_at claim below).
+        const read = await cache.read(hash, async () => {
+          const row = await db.selectFrom("api_keys").select(["id", "user_id", "revoked_at", "last_used_at"]).where("key_hash", "=", hash).executeTakeFirst();
+          return !row || row.revoked_at !== null ? null : ({ kind: "apiKey", id: row.id, userId: row.user_id, lastUsedAt: row.last_used_at } satisfies CachedApiKey);
+        });
+        if (!read.value) return null;
+        known = read.value;
+        cache.set(hash, known, read.generation);
       }
       const now = clock.now().getTime();
       if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_RESOLUTION_MS) {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import cron, { type RunCoordinator, type ScheduledTask } from "node-cron";
+import cron, { type Logger as CronLogger, type RunCoordinator, type ScheduledTask } from "node-cron";
 import type { Db } from "../db/db.ts";
 import { dialectOf } from "../db/db.ts";
 import { writeTransaction } from "../db/transaction.ts";
@@ -61,6 +61,22 @@ export interface CronHandle {
 }
 
 /**
+ * node-cron's own messages through the server's JSON logger (its default prints coloured text to the
+ * console). A slot skipped because the job's previous run is still going is what `noOverlap` asks
+ * for, hence debug.
+ */
+function cronLogger(log: Logger, job: string): CronLogger {
+  const entry = (message: string | Error, err?: Error) => (message instanceof Error ? { err: message, job } : { err, job });
+  const text = (message: string | Error) => (message instanceof Error ? message.message : message);
+  return {
+    info: (message) => log.debug({ job }, `node-cron: ${message}`),
+    warn: (message) => (message.includes("overlap") ? log.debug({ job }, `node-cron: ${message}`) : log.warn({ job }, `node-cron: ${message}`)),
+    error: (message, err) => log.error(entry(message, err), `node-cron: ${text(message)}`),
+    debug: (message, err) => log.debug(entry(message, err), `node-cron: ${text(message)}`),
+  };
+}
+
+/**
  * Schedules jobs so that each slot runs on one instance only (database coordinator) and never
  * overlaps itself within an instance. A failing job is logged and tried again at its next slot.
  */
@@ -79,7 +95,7 @@ export function startCron(jobs: PeriodicJob[], options: { db: Db; owner: string;
           running.delete(run);
         }
       },
-      { name: job.name, noOverlap: true, distributed: true, runCoordinator: coordinator, suppressMissedWarning: true, timezone: "UTC" },
+      { name: job.name, noOverlap: true, distributed: true, runCoordinator: coordinator, suppressMissedWarning: true, timezone: "UTC", logger: cronLogger(options.log, job.name) },
     ),
   );
   return {

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "../log.ts";
+import { connectWithin, CONNECT_WAIT_MS, RedisUnavailableError } from "./redis-connection.ts";
 import type { SharedStore } from "./shared-store.ts";
+
+/** What the bus uses of the shared store (a store without Redis needs no circuit). */
+type BusStore = Pick<SharedStore, "redis" | "keyPrefix"> & Partial<Pick<SharedStore, "circuit" | "redisLog">>;
 
 /**
  * "Something you may have cached changed": a credential was revoked, an account's plan moved. Topics
@@ -30,7 +34,10 @@ type Listener = (message: Invalidation) => void;
  *
  * Messages sent while an instance's subscription is down are lost, so the bus reports `live: false`
  * from the moment the subscriber's connection closes until it is subscribed again, and calls the
- * `onReset` listeners on both edges: caches drop what they hold and do not cache while not live.
+ * `onReset` listeners on both edges: caches drop what they hold and do not cache while not live. It is
+ * also not live while the store's circuit is not closed (Redis failed to answer commands): a Redis that
+ * hangs can keep the subscriber's connection open while the other instances' messages cannot get
+ * through to it.
  */
 export class InvalidationBus {
   readonly #listeners: Listener[] = [];
@@ -38,15 +45,19 @@ export class InvalidationBus {
   readonly #origin = randomBytes(8).toString("hex");
   readonly #channel: string;
   #subscriber: Redis | Cluster | null = null;
+  /** Redis confirmed the subscription (always true without Redis). */
+  #subscribed: boolean;
   #live: boolean;
   #closed = false;
 
   private constructor(
-    private readonly store: Pick<SharedStore, "redis" | "keyPrefix">,
+    private readonly store: BusStore,
     private readonly log: Logger,
   ) {
     this.#channel = `${store.keyPrefix}invalidate`;
-    this.#live = store.redis === null;
+    this.#subscribed = store.redis === null;
+    this.#live = this.#subscribed;
+    store.circuit?.onChange(() => this.#update());
   }
 
   /**
@@ -55,7 +66,7 @@ export class InvalidationBus {
    * const bus = await InvalidationBus.open(store, log);
    * bus.on((m) => { if (m.topic === "apiKey") cache.forgetKey(m.id); });
    */
-  static async open(store: Pick<SharedStore, "redis" | "keyPrefix">, log: Logger): Promise<InvalidationBus> {
+  static async open(store: BusStore, log: Logger): Promise<InvalidationBus> {
     const bus = new InvalidationBus(store, log);
     if (store.redis) await bus.#subscribe(store.redis);
     return bus;
@@ -71,7 +82,7 @@ export class InvalidationBus {
     if (subscriber instanceof Cluster) {
       subscriber.on("-node", () => {
         if (this.#closed) return;
-        this.log.warn("a Redis Cluster node left; credential and usage caches dropped");
+        this.#sayUnlessRedisIsDown("a Redis Cluster node left; credential and usage caches dropped");
         for (const reset of this.#resetListeners) reset();
       });
     }
@@ -87,28 +98,51 @@ export class InvalidationBus {
       if (message.origin === this.#origin) return; // applied locally when published
       this.#deliver({ topic: message.topic, id: message.id, except: message.except });
     });
+    // Resubscribe explicitly on every (re)connection and only count as live once Redis confirmed it:
+    // messages published between the disconnect and this point were missed, which the reset covers.
+    // One attempt per connection (a Cluster emits "ready" after its connect() has resolved).
+    let attempt: Promise<void> | null = null;
+    const subscribe = () =>
+      (attempt ??= subscriber.subscribe(this.#channel).then(
+        () => {
+          this.#subscribed = true;
+          this.#update();
+        },
+        () => {
+          attempt = null; // the connection dropped again; "ready" comes back with it
+        },
+      ));
+    subscriber.on("ready", () => void subscribe());
     subscriber.on("close", () => {
-      if (this.#live) this.log.warn("invalidation channel lost; credential and usage caches bypassed until it is back");
-      this.#setLive(false);
+      attempt = null;
+      if (this.#live) this.#sayUnlessRedisIsDown("invalidation channel lost; credential and usage caches bypassed until it is back");
+      this.#subscribed = false;
+      this.#update();
     });
-    subscriber.on("ready", () => {
-      // Resubscribe explicitly and only count as live once Redis confirmed it: messages published
-      // between the disconnect and this point were missed, which the reset covers.
-      subscriber.subscribe(this.#channel).then(
-        () => this.#setLive(true),
-        () => undefined, // the connection dropped again; "ready" comes back with it
-      );
-    });
-    subscriber.on("error", () => undefined); // reported through close/ready; ioredis retries
-    await subscriber.subscribe(this.#channel);
-    this.#setLive(true);
+    // Reported with the store's other connections: once per outage, never by ioredis itself.
+    subscriber.on("error", (error: unknown) => this.store.redisLog?.error("invalidations", error));
+    // Redis unreachable at start: the bus starts not live, and "ready" subscribes when it is back.
+    await connectWithin(subscriber, CONNECT_WAIT_MS);
+    if (subscriber.status === "ready") await subscribe();
   }
 
-  #setLive(live: boolean): void {
+  /**
+   * Warns about this connection alone; when all of Redis is away, the store's one outage line says it
+   * for every user of Redis (redis-outage-log.ts).
+   */
+  #sayUnlessRedisIsDown(message: string): void {
     if (this.#closed) return;
-    const changed = live !== this.#live;
+    if (this.store.redisLog) this.store.redisLog.warnUnlessDown({ connection: "invalidations" }, message);
+    else this.log.warn(message);
+  }
+
+  /** Live when subscribed and the store's Redis answers; both edges reset the caches. */
+  #update(): void {
+    if (this.#closed) return;
+    const live = this.#subscribed && (!this.store.circuit || this.store.circuit.state === "closed");
+    if (live === this.#live) return;
     this.#live = live;
-    if (changed) for (const reset of this.#resetListeners) reset();
+    for (const reset of this.#resetListeners) reset();
   }
 
   #deliver(message: Invalidation): void {
@@ -141,6 +175,8 @@ export class InvalidationBus {
     try {
       await redis.publish(this.#channel, JSON.stringify({ ...message, origin: this.#origin }));
     } catch (error) {
+      // Not tried because Redis is known to be away: the outage is logged once, not per message.
+      if (error instanceof RedisUnavailableError) return;
       this.log.warn({ err: error, topic: message.topic }, "could not publish an invalidation; other instances see it when their cache entry expires");
     }
   }

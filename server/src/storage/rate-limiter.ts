@@ -16,15 +16,17 @@ export interface RateDecision {
 /**
  * Fixed-window counters in the shared store, through rate-limiter-flexible: Redis (atomic INCR in a
  * Lua script, shared by every instance) when REDIS_URL is set, process memory otherwise. With Redis,
- * an in-memory limiter stands in while Redis is unreachable (the library's insurance limiter), so a
- * Redis outage degrades to per-instance limits instead of failing requests.
+ * an in-memory limiter stands in while Redis is unavailable, so a Redis outage degrades to
+ * per-instance limits instead of failing or slowing requests: while the store's circuit is open it
+ * counts at once without trying Redis, and a command that fails falls back to it (the library's
+ * insurance limiter).
  *
  * Windows run on real time, not the injected domain clock: they are traffic shaping, like cache
  * expiry, and live in Redis's own TTLs.
  */
 export class RateLimiter {
-  readonly #limiters = new Map<string, RateLimiterAbstract>();
-  constructor(private readonly store: Pick<SharedStore, "redis" | "keyPrefix">) {}
+  readonly #limiters = new Map<string, { shared: RateLimiterAbstract; memory: RateLimiterAbstract }>();
+  constructor(private readonly store: Pick<SharedStore, "redis" | "circuit" | "keyPrefix">) {}
 
   #limiter(bucket: string, points: number, windowSeconds: number): RateLimiterAbstract {
     const id = `${bucket}:${points}:${windowSeconds}`;
@@ -33,12 +35,14 @@ export class RateLimiter {
       // Limiters of one bucket share keys, so a plan change keeps the count already made this window.
       const keyPrefix = `${this.store.keyPrefix}rl:${bucket}`;
       const memory = new RateLimiterMemory({ keyPrefix, points, duration: windowSeconds });
-      limiter = this.store.redis
+      const shared = this.store.redis
         ? new RateLimiterRedis({ storeClient: this.store.redis, keyPrefix, points, duration: windowSeconds, insuranceLimiter: memory })
         : memory;
+      limiter = { shared, memory };
       this.#limiters.set(id, limiter);
     }
-    return limiter;
+    // Redis failed moments ago: count here without building a command the circuit would refuse.
+    return this.store.circuit?.refusing ? limiter.memory : limiter.shared;
   }
 
   /**

@@ -2,6 +2,11 @@ import { createStorage, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import redisDriver from "unstorage/drivers/redis";
 import type { Cluster, Redis } from "ioredis";
+import { systemClock, type Clock } from "../clock.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { RedisCircuit } from "./redis-circuit.ts";
+import { boundedClusterOptions, boundedRedisOptions, connectWithin, CONNECT_WAIT_MS, DEFAULT_REDIS_LIMITS, gateCommands, watchConnection, type RedisLimits } from "./redis-connection.ts";
+import { RedisOutageLog } from "./redis-outage-log.ts";
 
 /**
  * Shared ephemeral state: an unstorage cache (memory in one process, Redis across instances) and,
@@ -15,57 +20,76 @@ export interface SharedStore {
   cache: Storage;
   /** The Redis client behind the cache (one Redis or a Redis Cluster), or null when state is in-process. */
   redis: Redis | Cluster | null;
+  /**
+   * The circuit every command of `redis` passes (null without Redis): while it is open, callers take
+   * their path without Redis at once (docs/operations.md "Redis unavailable").
+   */
+  circuit: RedisCircuit | null;
+  /**
+   * What the server says about Redis (null without it): other connections to the same Redis (the
+   * invalidation bus's subscriber) report their errors and losses here, so an outage is one line.
+   */
+  redisLog: RedisOutageLog | null;
   /** Prefix for every key this server writes, so tests and deployments can share one Redis. */
   keyPrefix: string;
   close(): Promise<void>;
 }
 
+export interface SharedStoreOptions {
+  redisUrl: string | null;
+  redisClusterNodes?: Array<{ host: string; port: number }> | null;
+  keyPrefix?: string;
+  /** Command timeout and circuit (defaults: {@link DEFAULT_REDIS_LIMITS}). */
+  redisLimits?: RedisLimits;
+  /** The server's clock: the circuit's open interval and the outage log's summaries run on it. */
+  clock?: Clock;
+  /** Where Redis outages are reported (one line each, then summaries); silent when not given. */
+  log?: Logger;
+}
+
 /**
+ * Opens the shared store. With Redis, a Redis that cannot be reached does not stop the server from
+ * starting: the circuit starts open, every caller takes its path without Redis, and the client keeps
+ * reconnecting in the background.
  * @example
  * const store = await openSharedStore({ redisUrl: process.env.REDIS_URL ?? null });
  * await store.cache.setItem("greeting", "hello");
  */
-export async function openSharedStore(options: { redisUrl: string | null; redisClusterNodes?: Array<{ host: string; port: number }> | null; keyPrefix?: string }): Promise<SharedStore> {
+export async function openSharedStore(options: SharedStoreOptions): Promise<SharedStore> {
   const keyPrefix = options.keyPrefix ?? "ir21:";
   const clusterNodes = options.redisClusterNodes?.length ? options.redisClusterNodes : null;
   if (!options.redisUrl && !clusterNodes) {
     const cache = createStorage({ driver: memoryDriver() });
-    return { cache, redis: null, keyPrefix, close: () => cache.dispose() };
+    return { cache, redis: null, circuit: null, redisLog: null, keyPrefix, close: () => cache.dispose() };
   }
-  const connection = {
-    lazyConnect: true,
-    maxRetriesPerRequest: 2,
-    // Every /v1 request runs a rate-limit script: the commands of one event-loop turn go out in one
-    // write and come back in one read (50 requests in flight: ~25 µs less Redis wait per request,
-    // tests/bench lookup). ioredis never pipelines (p)subscribe, which the invalidation bus's duplicate
-    // connection uses. The Cluster client pipelines per node.
-    enableAutoPipelining: true,
-  };
+  const limits = options.redisLimits ?? DEFAULT_REDIS_LIMITS;
+  const clock = options.clock ?? systemClock;
   const driver = clusterNodes
     ? redisDriver({
         cluster: clusterNodes,
         // One hash tag for the whole cache: unstorage reads several keys in one MGET, which a cluster
         // only serves when they hash to one slot.
         base: `{${keyPrefix}cache}`,
-        clusterOptions: {
-          ...connection,
-          // A failover moves a slot's master: ioredis follows MOVED/ASK and re-reads the slot map, and
-          // queues commands while it does (docs/operations.md "Redis Cluster").
-          slotsRefreshTimeout: 2_000,
-          retryDelayOnFailover: 200,
-          retryDelayOnClusterDown: 200,
-          redisOptions: { maxRetriesPerRequest: 2, connectTimeout: 2_000 },
-        },
+        clusterOptions: boundedClusterOptions(limits),
       })
-    : redisDriver({ url: options.redisUrl!, base: `${keyPrefix}cache`, ...connection });
+    : redisDriver({ url: options.redisUrl!, base: `${keyPrefix}cache`, ...boundedRedisOptions(limits) });
   const cache = createStorage({ driver });
   const redis = driver.getInstance!() as Redis | Cluster;
-  await redis.connect();
+  const circuit = new RedisCircuit({ clock, openMs: limits.circuitOpenMs });
+  const outages = new RedisOutageLog(options.log ?? createLogger({ level: "silent", destination: { write: () => undefined } }), clock, circuit);
+  gateCommands(redis, circuit);
+  watchConnection(redis, "commands", outages, circuit);
+  // Not reachable now: start anyway (the "close" of the failed attempt has opened the circuit and
+  // logged it); ioredis keeps trying.
+  await connectWithin(redis, CONNECT_WAIT_MS);
   return {
     cache,
     redis,
+    circuit,
+    redisLog: outages,
     keyPrefix,
     close: async () => {
+      outages.stop();
       await cache.dispose();
       if (redis.status !== "end") await redis.quit().catch(() => redis.disconnect());
     },
