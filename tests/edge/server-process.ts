@@ -20,7 +20,7 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(root, "server/bin/ir21-server.js");
 const run = promisify(execFile);
 
-/** The suite's Redis (server/src/testing/databases.ts reads the same variable with the same default). */
+/** The suite's Redis (server/testing/databases.ts reads the same variable with the same default). */
 const testRedisUrl = () => process.env.IR21_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 /** The key prefix of `ir21-server serve`, which has no variable for it (storage/shared-store.ts). */
 const SERVE_KEY_PREFIX = "ir21:";
