@@ -4,7 +4,7 @@
 //
 //   node scripts/registers/copy-registers.js --source ../shared/registers
 //
-// Only what the registers' licences allow is shipped (docs/registers-licences.md): each FILES row
+// Only what the registers' licences allow is shipped (docs/catalog.md "Licences"): each FILES row
 // says whether it is embedded (`embed`), i.e. part of the embedded default the server package
 // carries. Writes, from the source folder (laid out as <country>/<file>, each folder with its
 // PROVENANCE.md):
@@ -40,7 +40,7 @@
 //
 // The source is checked against each folder's PROVENANCE.md (the sha256 prefix, size and line count
 // of every file): a changed file stops the script. Adding a register: a FILES row, and its format in
-// FORMATS; shipping one: `embed: true` and its licence in `shipped()`, once docs/registers-licences.md
+// FORMATS; shipping one: `embed: true` and its licence in `shipped()`, once docs/catalog.md "Licences"
 // says it may travel.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
@@ -69,7 +69,7 @@ const fixturesOut = join(root, "server/fixtures/registers");
 /**
  * Each file, its register, the version date its name gives, its format (FORMATS), and whether it is
  * embedded (shipped in the server package; its licence in `shipped()`). Not embedded, per
- * docs/registers-licences.md: CNAC, NANPA, the Russian register (terms unclear, treated as no) and
+ * docs/catalog.md "Licences": CNAC, NANPA, the Russian register (terms unclear, treated as no) and
  * the ITU list (all rights reserved); nor the older MAJNUM (the embedded default needs only the
  * newest version of a register). Those are sliced for the tests and read here for their figures.
  */
@@ -94,7 +94,7 @@ const FILES = [
   { path: "MCCMNC/onomondo_itu_e212_data_2019-10-23.json", register: "intl-itu-e212", date: "2019-10-23", format: "itu", embed: false },
 ];
 
-/** Ofcom's titles of its numbering files (docs/registers-licences.md): the attribution names the one it credits. */
+/** Ofcom's titles of its numbering files (docs/catalog.md "Licences"): the attribution names the one it credits. */
 const OFCOM_TITLES = {
   3: "UK Wide Numbers",
   5: "Corporate Numbers and Location Independent Electronic Communications Services (numbers beginning 055 and 056)",
@@ -108,7 +108,7 @@ const CAVOQ_COMMIT = "e827f7820af6c8ac1ed07a68c9b7ae3e4d39217f";
 
 /**
  * An embedded file's licence (SPDX id, or a LicenseRef where SPDX has none), the attribution that
- * must travel with it and its publisher's download, as docs/registers-licences.md sets them out.
+ * must travel with it and its publisher's download, as docs/catalog.md "Licences" sets them out.
  */
 function shipped(file) {
   const name = file.path.split("/").at(-1).replace(/(_[\d-]+)?\.(csv|json)$/, "");
@@ -140,7 +140,7 @@ function shipped(file) {
       downloadPage: "https://github.com/cavoq/mcc-mnc-list",
     };
   }
-  throw new Error(`${file.path} is marked embed but has no licence here: add it (docs/registers-licences.md) or set embed: false`);
+  throw new Error(`${file.path} is marked embed but has no licence here: add it (docs/catalog.md "Licences") or set embed: false`);
 }
 
 const col = (header, name) => header.indexOf(name);
@@ -559,7 +559,7 @@ async function run() {
     `${JSON.stringify(
       {
         about:
-          "The national numbering registers the server package embeds, written by scripts/registers/copy-registers.js (docs/registers.md): each with its licence and the attribution that must travel with it (docs/registers-licences.md).",
+          "The national numbering registers the server package embeds, written by scripts/registers/copy-registers.js (docs/registers.md): each with its licence and the attribution that must travel with it (docs/catalog.md, \"Licences\").",
         files: manifest,
       },
       null,

@@ -2,7 +2,7 @@ import { defineCommand, type CommandDef } from "citty";
 import { UsageError, withServerDeps } from "../command-support.ts";
 import { toIso, toIsoOrNull } from "../../contract/common.ts";
 import type { AppDeps } from "../deps.ts";
-import { auditCatalog } from "../../catalog/import/audit.ts";
+import { auditCatalog, type CatalogAudit } from "../../catalog/import/audit.ts";
 import { importDataset, type ImportResult } from "../../catalog/import/import.ts";
 import type { ReferenceReport } from "../../catalog/import/importers/reference.ts";
 import { catalogSettings } from "../../catalog/settings.ts";
@@ -10,7 +10,7 @@ import { readResourceInput, validateResources } from "../../catalog/import/impor
 import { currentCarrierSet, resetCarrierSet, storeCarrierSet, storeNanpa } from "../../catalog/import/local-sources.ts";
 import { buildCandidate, progressPrinter, type ImportMode } from "../../catalog/import/sources.ts";
 import { readOperatorFiles, REGISTER_FAMILIES, resetRegisterFamily, storeRegisterFiles, type RegisterFamilyId } from "../../catalog/import/national-registers.ts";
-import type { RegisterOverlayReport } from "../../catalog/import/register-records.ts";
+import type { RegisterDisagreement, RegisterOverlayReport } from "../../catalog/import/register-records.ts";
 import { REGISTER_IDS, type RegisterId } from "../../catalog/import/registers/index.ts";
 import { currentVersion, listVersions, toVersionInfo } from "../../catalog/model/versions.ts";
 
@@ -28,12 +28,13 @@ function describeRegisters(report: RegisterOverlayReport): string[] {
       .join(", ");
     lines.push(`  ${f.source} (${f.file}, ${f.date}, ${f.origin}): ${f.ranges.toLocaleString("en-US")} range(s) [${statuses}], ${f.holders} holder(s), covers ${f.coverage.map((p) => `+${p}`).join(" ") || "nothing"}`);
   }
-  lines.push(`Ranges of other sources inside the registers' coverage, replaced: ${report.replaced.toLocaleString("en-US")}; whose holder the register does not confirm: ${report.disagreements.count.toLocaleString("en-US")}.`);
-  for (const d of report.disagreements.examples.slice(0, 15)) {
-    lines.push(`  +${d.prefix}: was "${d.was}"; ${d.source || "the register"}: ${d.register.map((h) => (h === null ? "not assigned" : `"${h}"`)).join(", ")}`);
-  }
+  lines.push(`Ranges of other sources inside the registers' coverage, replaced: ${report.replaced.toLocaleString("en-US")}; whose holder the register does not confirm: ${report.disagreements.length.toLocaleString("en-US")} (all of them: ir21-server data audit).`);
+  lines.push(...report.disagreements.slice(0, 15).map(describeDisagreement));
   return lines;
 }
+
+const describeDisagreement = (d: RegisterDisagreement) =>
+  `  +${d.prefix}: was "${d.was}"; ${d.source || "the register"}: ${d.register.map((h) => (h === null ? "not assigned" : `"${h}"`)).join(", ")}`;
 
 function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport): string {
   const lines = [
@@ -259,19 +260,34 @@ const dataCommand = defineCommand({
   meta: { name: "data", description: "Inspect the current dataset" },
   subCommands: {
     audit: defineCommand({
-      meta: { name: "audit", description: "Ranges linked, linked to an active operator (directly or via lineage), top unlinked holders, territory mismatches, duplicates, source versions" },
+      meta: { name: "audit", description: "Ranges linked, linked to an active operator (directly or via lineage), top unlinked holders, territory mismatches, duplicates, sources with their dates and staleness, national registers and where they disagree with libphonenumber" },
       args: { json: { type: "boolean", description: "One JSON object instead of text" } },
       run: ({ args }) =>
         withServerDeps(async (deps) => {
-          const audit = await auditCatalog(deps.db);
+          // The registers in use laid over the reference data again: what they replaced is not stored.
+          const overlay = (await buildCandidate("reference", [], deps)).registers ?? null;
+          const audit = await auditCatalog(deps.db, deps.clock.now().getTime(), overlay?.disagreements ?? null);
           if (args.json) return console.log(JSON.stringify(audit, null, 2));
+          const age = (s: CatalogAudit["sources"][number]) =>
+            s.published_at === null ? "undated" : `${s.published_at.slice(0, 10)}, ${s.age_days} day(s) old${s.stale ? `, STALE (refreshed every ${s.refresh_interval_days} days)` : ""}`;
           console.log(
             [
               `Dataset ${audit.dataset_version ?? "(none)"}: ${audit.number_ranges} E.164 ranges, ${audit.linked} linked, ${audit.linked_active} to an active operator directly or via lineage (${(audit.linked_active_rate * 100).toFixed(1)} %).`,
               `Linked to an inactive operator without successor: ${audit.linked_inactive_without_successor}; linked ranges whose numbers get one network: ${audit.linked_single_network}.`,
               `Territory mismatches: ${audit.territory_mismatches.count} (ranges in another documented territory of their operator: ${audit.ranges_in_other_territories}); near-duplicate operators: ${audit.duplicates.length}.`,
               `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
-              `Sources: ${audit.sources.map((s) => `${s.id} ${s.version ?? "-"}`).join(", ")}`,
+              "Sources:",
+              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}: ${age(s)}`),
+              ...(audit.registers.length ? ["National registers in the version:"] : []),
+              ...audit.registers.map(
+                (r) =>
+                  `  ${r.source}: ${r.ranges} range(s) [${Object.entries(r.by_status)
+                    .map(([status, n]) => `${status} ${n}`)
+                    .join(", ")}], covers ${r.coverage.map((p) => `+${p}`).join(" ") || "nothing"}`,
+              ),
+              ...(audit.register_disagreements
+                ? [`Ranges of libphonenumber's data whose holder a register does not confirm: ${audit.register_disagreements.length}`, ...audit.register_disagreements.map(describeDisagreement)]
+                : []),
             ].join("\n"),
           );
         }),

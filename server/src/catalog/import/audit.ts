@@ -1,11 +1,14 @@
-import type { Country, Network, NumberRange, Operator } from "../../contract/catalog.ts";
+import type { Country, Network, NumberRange, Operator, SourceDescriptor } from "../../contract/catalog.ts";
 import type { Db } from "../../db/db.ts";
 import { countries, networks, numberRanges, operators } from "../model/entities.ts";
 import { linkKey } from "../operators/names.ts";
 import { currentOperator } from "../operators/lineage.ts";
 import { networkOfNumber } from "../operators/networks.ts";
 import { streamRecords } from "../model/queries.ts";
+import { datedSource } from "../model/source-dates.ts";
 import { currentVersion } from "../model/versions.ts";
+import { isRegisterSource } from "./national-registers.ts";
+import type { RegisterDisagreement } from "./register-records.ts";
 
 /**
  * `ir21-server data audit` (docs/catalog.md "Data audit"): how well the current dataset's ranges
@@ -33,10 +36,24 @@ export interface CatalogAudit {
   ranges_in_other_territories: number;
   /** Operators of one country whose names are equal once normalised (near-duplicates). */
   duplicates: { country_iso2: string; key: string; operators: string[] }[];
-  sources: { id: string; package: string | null; version: string | null }[];
+  /** Every source of the version with its date, age and staleness by the caller's clock (docs/catalog.md "Sources and their dates"). */
+  sources: Array<Pick<SourceDescriptor, "id" | "package" | "version" | "published_at" | "refresh_interval_days" | "age_days" | "stale" | "origin" | "coverage">>;
+  /** Per national register source: its ranges in the stored version, by block status. */
+  registers: Array<{ source: string; date: string | null; origin: string | null; coverage: string[]; ranges: number; by_status: Record<string, number> }>;
+  /**
+   * The ranges of libphonenumber's carrier data (or another source) inside a register's coverage whose
+   * holder the register does not confirm, found by laying the registers in use over the reference data
+   * again (register-records.ts); null when not compared.
+   */
+  register_disagreements: RegisterDisagreement[] | null;
 }
 
-export async function auditCatalog(db: Db): Promise<CatalogAudit> {
+/**
+ * @example
+ * await auditCatalog(db, clock.now().getTime(), overlay.disagreements)
+ */
+
+export async function auditCatalog(db: Db, now: number, disagreements: RegisterDisagreement[] | null = null): Promise<CatalogAudit> {
   const version = await currentVersion(db);
   const seq = version?.seq ?? 0;
   const ops = new Map<string, Operator>();
@@ -62,10 +79,16 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
   const mismatches: CatalogAudit["territory_mismatches"]["examples"] = [];
   let mismatchCount = 0;
   let otherTerritory = 0;
+  const registerStatuses = new Map<string, Record<string, number>>();
   for await (const record of streamRecords(db, numberRanges, seq)) {
     const range = record as NumberRange;
     if (range.plan !== "e164") continue;
     total++;
+    if (isRegisterSource(range.source)) {
+      const statuses = registerStatuses.get(range.source) ?? {};
+      statuses[range.status ?? "unknown"] = (statuses[range.status ?? "unknown"] ?? 0) + 1;
+      registerStatuses.set(range.source, statuses);
+    }
     const operator = range.operator_id ? ops.get(range.operator_id) : undefined;
     if (!operator) {
       const key = `${range.country_iso2}\t${range.range_holder ?? ""}`;
@@ -115,6 +138,16 @@ export async function auditCatalog(db: Db): Promise<CatalogAudit> {
     duplicates: [...byKey]
       .filter(([, ids]) => ids.length > 1)
       .map(([key, ids]) => ({ country_iso2: key.split("\t")[0]!, key: key.split("\t")[1]!, operators: ids.sort() })),
-    sources: (version?.sources ?? []).map((s) => ({ id: s.id, package: s.package, version: s.version })),
+    sources: (version?.sources ?? []).map((source) => {
+      const s = datedSource(source, now);
+      return { id: s.id, package: s.package, version: s.version, published_at: s.published_at, refresh_interval_days: s.refresh_interval_days, age_days: s.age_days, stale: s.stale, origin: s.origin, coverage: s.coverage };
+    }),
+    registers: (version?.sources ?? [])
+      .filter((s) => isRegisterSource(s.id))
+      .map((s) => {
+        const byStatus = registerStatuses.get(s.id) ?? {};
+        return { source: s.id, date: s.published_at?.slice(0, 10) ?? null, origin: s.origin ?? null, coverage: s.coverage ?? [], ranges: Object.values(byStatus).reduce((a, b) => a + b, 0), by_status: byStatus };
+      }),
+    register_disagreements: disagreements,
   };
 }

@@ -12,6 +12,7 @@ import { insertTerritoryRows } from "../operators/territories.ts";
 import type { CandidateDataset, RecordSource } from "../model/records.ts";
 import type { ChangeTable } from "../model/tables.ts";
 import { currentVersion, formatVersion, type StoredVersion } from "../model/versions.ts";
+import { isRegisterSource } from "./national-registers.ts";
 
 /**
  * Importing a dataset (docs/catalog.md "Imports"): diff a complete candidate against the current
@@ -224,7 +225,10 @@ async function* changedRecords(plan: EntityPlan): AsyncGenerator<{ key: string; 
 /** What a source looks like apart from its content: a change here is a change of source metadata. */
 function sourceIdentity(sources: SourceDescriptor[]): string {
   return JSON.stringify(
-    sources.map((s) => [s.id, s.package, s.version, s.license, s.sample]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    // A register's next file is the same source, newer: its date (the version) is not its identity, so
+    // loading it is diffed and announced record by record (a block that moved from one company to
+    // another is an updated range with before and after). A package's new release still resets.
+    sources.map((s) => [s.id, s.package, isRegisterSource(s.id) ? null : s.version, s.license, s.sample]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   );
 }
 

@@ -33,7 +33,7 @@ export interface RegisterFamily {
   country: string;
   registers: readonly RegisterId[];
   publisher: string;
-  /** SPDX id, or LicenseRef- when the terms are the publisher's own (docs/registers-licences.md). */
+  /** SPDX id, or LicenseRef- when the terms are the publisher's own (docs/catalog.md "Licences"). */
   license: string;
   /** What must travel with the data; `{date}` is the file's date, `{title}` the file's title. */
   attribution: string;
@@ -50,7 +50,7 @@ export interface RegisterFamily {
   operatorIdPrefix: string;
 }
 
-/** Every family, with the terms docs/registers-licences.md established (its sources quoted there). */
+/** Every family, with the terms docs/catalog.md "Licences" established (its sources quoted there). */
 export const REGISTER_FAMILIES: readonly RegisterFamily[] = [
   {
     id: "ca-cnac",
@@ -144,6 +144,8 @@ export interface RegisterInput {
 
 /** The source id of a register file's records: `register:gb-ofcom-s7`. */
 export const registerSourceId = (register: RegisterId) => `register:${register}`;
+/** Whether a dataset source is a register file (its id made by registerSourceId). */
+export const isRegisterSource = (sourceId: string) => sourceId.startsWith("register:");
 
 /** A register file as a source of the dataset (`/v1/meta`, exports, the snapshot carry it). */
 export function registerSource(input: RegisterInput, coverage: string[]): SourceDescriptor {

@@ -44,15 +44,26 @@ export interface RegisterOverlayReport {
   /** Ranges of other sources inside a register's coverage, replaced by it. */
   replaced: number;
   /**
-   * Of those, the ones whose holder the register does not confirm for every number of the range: it
-   * names another holder for some of them, or assigns some to nobody (the first examples listed, with
-   * the register's holders of the range's numbers; null: not assigned).
+   * Of those, every one whose holder the register does not confirm for every number of the range: it
+   * names another holder for some of them, or assigns some to nobody (with the register's holders of
+   * the range's numbers; null: not assigned).
    */
-  disagreements: { count: number; examples: Array<{ prefix: string; was: string; register: Array<string | null>; source: string }> };
+  disagreements: RegisterDisagreement[];
   operators: { linked: number; created: number };
 }
 
 /** What a family contributes: its files, the holders' names (ARCEP's companions name the codes MAJNUM lists). */
+/** A range of another source (libphonenumber's) whose holder a register does not confirm. */
+export interface RegisterDisagreement {
+  prefix: string;
+  /** The holder the other source named. */
+  was: string;
+  /** The register's holders of the range's numbers; null: some are not assigned. */
+  register: Array<string | null>;
+  /** The register source whose coverage holds the range (GELNUM's frozen blocks ride on MAJNUM's). */
+  source: string;
+}
+
 interface FamilyInputs {
   family: RegisterFamily;
   inputs: RegisterInput[];
@@ -116,7 +127,7 @@ const digitsOf = (range: NumberRangeRecord) => range.prefix ?? range.start ?? ""
  * const { dataset, report } = withRegisters(reference, await registerFilesInUse(db));
  */
 export function withRegisters(dataset: MaterialisedDataset, inputs: readonly RegisterInput[]): { dataset: MaterialisedDataset; report: RegisterOverlayReport } {
-  const report: RegisterOverlayReport = { files: [], replaced: 0, disagreements: { count: 0, examples: [] }, operators: { linked: 0, created: 0 } };
+  const report: RegisterOverlayReport = { files: [], replaced: 0, disagreements: [], operators: { linked: 0, created: 0 } };
   if (inputs.length === 0) return { dataset, report };
   const families = new Map<string, FamilyInputs>();
   for (const input of inputs) {
@@ -130,6 +141,9 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
   const sources = [...dataset.sources];
   const ranges: NumberRangeRecord[] = [];
   const coverage: string[] = [];
+  /** Which register source covers each coverage prefix (a disagreement names it). */
+  const coveredBy = new Map<string, string>();
+  const coverageSource = (digits: string) => [...coveredBy].find(([prefix]) => digits.startsWith(prefix))?.[1] ?? "";
 
   for (const { family, inputs: files } of families.values()) {
     const names = holderNames(files);
@@ -177,6 +191,7 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
       sources.push(source);
       if (!BLOCK_REGISTERS.has(input.file.register)) continue;
       coverage.push(...fileCoverage);
+      for (const prefix of fileCoverage) coveredBy.set(prefix, source.id);
       const holders = new Map(input.file.holders.map((h) => [h.id, h]));
       const byStatus: Record<string, number> = {};
       let made = 0;
@@ -187,7 +202,8 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
         if (input.file.register === "us-nanpa-npa" && block.status === "assigned") continue;
         const assigned = block.status === "assigned" && block.holder !== null;
         const { kind, country } = kindAndCountry(block, family, examples);
-        const holderName = assigned ? (names.get(block.holder!.id) ?? block.holder!.name ?? block.holder!.id) : null;
+        // The name as this row writes it; a register whose rows carry only codes (MAJNUM) is named by its companions.
+        const holderName = assigned ? (block.holder!.name ?? names.get(block.holder!.id) ?? block.holder!.id) : null;
         ranges.push({
           id: block.prefix !== null ? `e164-${block.prefix}` : `e164-${block.start}-${block.end}`,
           plan: "e164",
@@ -238,16 +254,13 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
     const theirs = overlapping(range.prefix);
     const confirmed = theirs.covered && theirs.ranges.every((r) => sameHolder(range, r));
     if (!confirmed) {
-      report.disagreements.count++;
-      if (report.disagreements.examples.length < 50) {
-        const holders = [...new Set(theirs.ranges.map((r) => (r.status === "assigned" ? r.range_holder : null)))];
-        report.disagreements.examples.push({
-          prefix: range.prefix,
-          was: range.range_holder,
-          register: theirs.covered ? holders : [...holders, null],
-          source: theirs.ranges[0]?.source ?? "",
-        });
-      }
+      const holders = [...new Set(theirs.ranges.map((r) => (r.status === "assigned" ? r.range_holder : null)))];
+      report.disagreements.push({
+        prefix: range.prefix,
+        was: range.range_holder,
+        register: theirs.covered ? holders : [...holders, null],
+        source: coverageSource(range.prefix),
+      });
     }
   }
 

@@ -31,16 +31,16 @@ describe("operator territories", () => {
   it("the audit counts a range outside its operator's country as a mismatch unless the territory is documented", async () => {
     // Not claimed: a mismatch.
     await importDataset(server.deps, withJersey(["GB"], ["234"]));
-    let audit = await auditCatalog(server.deps.db);
+    let audit = await auditCatalog(server.deps.db, server.clock.now().getTime());
     expect(audit.territory_mismatches.count).toBe(1);
     expect(audit.territory_mismatches.examples).toEqual([{ range: "e164-447797", country_iso2: "JE", operator: "gb.ee", operator_country: "GB" }]);
     // Claimed, but Jersey's record lists none of EE's MCCs: still a mismatch (the claim is not documented).
     await importDataset(server.deps, withJersey(["GB", "JE"], []));
-    audit = await auditCatalog(server.deps.db);
+    audit = await auditCatalog(server.deps.db, server.clock.now().getTime());
     expect(audit.territory_mismatches.count).toBe(1);
     // Claimed and documented (Jersey uses MCC 234, EE's network is 234-30): a range of another territory.
     await importDataset(server.deps, withJersey(["GB", "JE"], ["234"]));
-    audit = await auditCatalog(server.deps.db);
+    audit = await auditCatalog(server.deps.db, server.clock.now().getTime());
     expect(audit.territory_mismatches.count).toBe(0);
     expect(audit.ranges_in_other_territories).toBe(1);
   });

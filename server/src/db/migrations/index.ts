@@ -9,6 +9,7 @@ import * as operatorTerritories from "./0107_operator_territories.ts";
 import * as operatorTerritoryIndex from "./0110_operator_territory_index.ts";
 import * as catalogSourceSets from "./0111_catalog_source_sets.ts";
 import * as catalogLineage from "./0112_catalog_lineage.ts";
+import * as datasetVersionSources from "./0113_dataset_version_sources.ts";
 import * as accounts from "./0200_accounts.ts";
 import * as smsSendOutcome from "./0202_sms_send_outcome.ts";
 import * as smsServiceLock from "./0203_sms_service_lock.ts";
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   "0110_operator_territory_index": operatorTerritoryIndex,
   "0111_catalog_source_sets": catalogSourceSets,
   "0112_catalog_lineage": catalogLineage,
+  "0113_dataset_version_sources": datasetVersionSources,
   "0200_accounts": accounts,
   "0202_sms_send_outcome": smsSendOutcome,
   "0203_sms_service_lock": smsServiceLock,

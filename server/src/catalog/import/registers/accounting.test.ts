@@ -105,9 +105,9 @@ describe("every register file: rows read = rows kept + rows listed", () => {
   }
 });
 
-/** Not redistributable (docs/registers-licences.md): terms unclear (treated as no), or all rights reserved. */
+/** Not redistributable (docs/catalog.md "Licences"): terms unclear (treated as no), or all rights reserved. */
 const NOT_SHIPPED = new Set(["ca-cnac-co-codes", "us-nanpa-npa", "ru-rossvyaz-def", "intl-itu-e212"]);
-/** The licence each shipped publisher's files carry (docs/registers-licences.md). */
+/** The licence each shipped publisher's files carry (docs/catalog.md "Licences"). */
 const LICENCE_BY_PUBLISHER: [RegExp, string, RegExp][] = [
   [/^gb-ofcom-/, "LicenseRef-Ofcom-copyright", /^Contains Ofcom numbering data: National Numbering Scheme, .+\. © Ofcom copyright \d{4}\. Source: https:\/\/www\.ofcom\.org\.uk\/\S+, downloaded \d{4}-\d{2}-\d{2}\.$/],
   [/^fr-arcep-/, "etalab-2.0", /^Source : Arcep, Ressources en numérotation téléphonique \((?:MAJ\w+|GELNUM)\), https:\/\/www\.data\.gouv\.fr\/\S+, mise à jour du \d{4}-\d{2}-\d{2}\. Licence Ouverte 2\.0 \(Etalab\)\./],

@@ -8,7 +8,7 @@ import type { RegisterBlock, RegisterFile } from "./types.ts";
 /**
  * CNAC's COCodeStatus_ALL, both versions given (2023-08-04, 7 columns; 2025-09-12, 9 columns),
  * compared row by row with the file as csv-parse reads it. ir21 does not ship CNAC's file (its terms
- * are unclear, docs/registers-licences.md): the repository holds slices of both versions, cut to
+ * are unclear, docs/catalog.md "Licences"): the repository holds slices of both versions, cut to
  * keep every status, every layout and every code whose holder changed between them.
  */
 

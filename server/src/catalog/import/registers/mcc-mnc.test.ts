@@ -6,7 +6,7 @@ import { copyOf, fullCopy, sliceEntry } from "./test-fixtures.ts";
  * The two MCC/MNC lists, compared entry by entry with the JSON as JSON.parse gives it: the
  * Wikipedia-derived list whole (embedded, CC BY-SA 4.0); the ITU's as its slice (every area's first
  * two entries and every pair shared between areas), the ITU reserving all rights to it
- * (docs/registers-licences.md).
+ * (docs/catalog.md "Licences").
  */
 
 const LIST = "MCCMNC/cavoq_mcc-mnc-list_2024-09-09.json";

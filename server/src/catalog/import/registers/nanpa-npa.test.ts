@@ -4,7 +4,7 @@ import { copyOf, csvRows, differences, NO_DIFFERENCES, sliceEntry } from "./test
 
 /**
  * NANPA's npa_report.csv, compared row by row with the file as csv-parse reads it. ir21 does not ship
- * it (NANPA's terms are unclear, docs/registers-licences.md): the repository holds a slice, cut to
+ * it (NANPA's terms are unclear, docs/catalog.md "Licences"): the repository holds a slice, cut to
  * keep every flag combination and kind of country.
  */
 

@@ -6,7 +6,7 @@ import type { RegisterFile } from "./types.ts";
 /**
  * The Russian numbering register (DEF-9xx), both versions given (2023-07; 2026-04 with
  * `Территория ГАР`), compared row by row with the files as csv-parse reads them, quoting off. ir21
- * does not ship the register (its terms are unclear, docs/registers-licences.md): the repository
+ * does not ship the register (its terms are unclear, docs/catalog.md "Licences"): the repository
  * holds slices of both versions, cut to keep every DEF code, every kind of name and every range
  * whose holder changed between them.
  */
