@@ -107,7 +107,9 @@ export async function auditCatalog(db: Db, now: number, disagreements: RegisterD
     });
     if (network) singleNetwork++;
     if (operator.country_iso2 === range.country_iso2) continue;
-    if (documentedTerritory(operator, range.country_iso2)) otherTerritory++;
+    // A register's block is its own evidence: the regulator assigns it to this operator in that territory.
+    const attestedByRegister = isRegisterSource(range.source) && operator.territories.includes(range.country_iso2);
+    if (documentedTerritory(operator, range.country_iso2) || attestedByRegister) otherTerritory++;
     else {
       mismatchCount++;
       if (mismatches.length < 50) mismatches.push({ range: range.id, country_iso2: range.country_iso2, operator: operator.id, operator_country: operator.country_iso2 });
