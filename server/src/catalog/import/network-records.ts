@@ -1,4 +1,4 @@
-import type { NetworkRecord, NumberRangeRecord, OperatorRecord } from "../model/records.ts";
+import { INTERNATIONAL, type NetworkRecord, type NumberRangeRecord, type OperatorRecord } from "../model/records.ts";
 import { normaliseName, slug } from "../operators/names.ts";
 import type { MaterialisedDataset } from "./importers/demo.ts";
 import type { RegisterInput } from "./national-registers.ts";
@@ -171,11 +171,7 @@ export function withNetworkRegisters(dataset: MaterialisedDataset, inputs: reado
       }
       const pair = `${n.mcc}-${n.mnc}`;
       if (n.msinPrefix !== null) {
-        const country = n.country ?? countryOfPair.get(pair) ?? homes.get(n.mcc) ?? n.countries[0] ?? null;
-        if (!country) {
-          a.listed.push({ row: n.row, reason: "no_country", detail: `IMSI block ${n.mcc}${n.mnc}${n.msinPrefix}: no country` });
-          continue;
-        }
+        const country = n.country ?? countryOfPair.get(pair) ?? homes.get(n.mcc) ?? n.countries[0] ?? INTERNATIONAL;
         const id = `e212-${n.mcc}${n.mnc}${n.msinPrefix}`;
         const before = ranges.get(id);
         ranges.set(
@@ -228,11 +224,8 @@ export function withNetworkRegisters(dataset: MaterialisedDataset, inputs: reado
         a.updated++;
         continue;
       }
-      const country = countryOfPair.get(pair) ?? homes.get(n.mcc) ?? null;
-      if (!country) {
-        a.listed.push({ row: n.row, reason: "no_country", detail: `${pair}: neither the entry nor its MCC names a country` });
-        continue;
-      }
+      // Neither the entry nor its MCC names a country: an international code (901-xx), as the reference files them.
+      const country = countryOfPair.get(pair) ?? homes.get(n.mcc) ?? INTERNATIONAL;
       const bands = bandsOf(n);
       networks.set(pair, {
         id: pair,
