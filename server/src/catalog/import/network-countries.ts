@@ -104,8 +104,9 @@ export function networkCountries(entries: readonly CountryEntry[], homes: Readon
     }
     if (single.length > 1) {
       // A territory of the home's MCC: not the home of an MCC of its own.
-      const territories = single.filter((c) => c !== home && ![...(homeMccs.get(c) ?? [])].some((m) => m !== mcc));
-      if (home !== null && single.includes(home) && territories.length === 1) result.set(pair, territories[0]!);
+      const others = single.filter((c) => c !== home);
+      const territory = others.length === 1 && ![...(homeMccs.get(others[0]!) ?? [])].some((m) => m !== mcc) ? others[0]! : null;
+      if (home !== null && single.includes(home) && territory !== null) result.set(pair, territory);
       else result.set(pair, home !== null && single.includes(home) ? home : single[0]!);
       continue;
     }
