@@ -141,19 +141,20 @@ export function lookupImsi(index: LookupIndex, imsi: string): ImsiLookup {
   const three = index.networksByPlmn.get(imsi.slice(0, 6));
   const two = index.networksByPlmn.get(imsi.slice(0, 5));
   const byRange = range?.network_id ? networkById(index, range.network_id) : undefined;
-  const network = byRange ?? three ?? two ?? null;
+  // A range decides the MNC: the IMSI block 208 50 001… is MNC 50's even though 208-500 exists.
+  const network = range ? (byRange ?? null) : (three ?? two ?? null);
   // An IMSI block inside a shared MNC (ARCEP's 208 50 144…) is its holder's, not the MNC's operator's.
   const operatorId = range?.operator_id ?? network?.operator_id ?? null;
   // No network or range known: the MCC (the IMSI's first three digits) still names its country.
   const mccCountry = index.mccCountries.get(imsi.slice(0, 3)) ?? null;
   return {
     imsi,
-    mcc: network?.mcc ?? range?.mcc ?? (mccCountry ? imsi.slice(0, 3) : null),
-    mnc: network?.mnc ?? range?.mnc ?? null,
-    country_iso2: network?.country_iso2 ?? range?.country_iso2 ?? mccCountry,
+    mcc: range?.mcc ?? network?.mcc ?? (mccCountry ? imsi.slice(0, 3) : null),
+    mnc: range?.mnc ?? network?.mnc ?? null,
+    country_iso2: range?.country_iso2 ?? network?.country_iso2 ?? mccCountry,
     network,
     operator: operatorId ? (index.operators.get(operatorId) ?? null) : null,
     range,
-    ambiguous: !byRange && Boolean(three && two),
+    ambiguous: !range && Boolean(three && two),
   };
 }
