@@ -137,5 +137,6 @@ describe("networks from the MCC/MNC sources", () => {
     } finally {
       await runCarriersImport(server.deps, null);
     }
-  });
+    // Two whole imports (carriers loaded, then back): over a minute on MariaDB.
+  }, 240_000);
 });
