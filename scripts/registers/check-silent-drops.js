@@ -3,8 +3,8 @@
 // command (`ir21-server import registers <file> --date <its date>`), and reads the import report's
 // "silent drops: N" lines: the reader's (rows read − kept − listed) and, for the MCC/MNC files, the
 // catalogue's (entries − networks made, updated, confirmed, merged, IMSI blocks, listed). Prints one
-// line a file and exits 1 when any count is not 0 or an import fails (docs/registers.md "Checking
-// the real files"). A manual check: the test suite never reads the shared folder.
+// line a file and exits 1 when any count is not 0 or an import fails (docs/catalog.md "Networks from
+// the MCC/MNC sources"). A manual check: the test suite never reads the shared folder.
 //
 //   node scripts/registers/check-silent-drops.js ../shared/registers
 import { spawnSync } from "node:child_process";
