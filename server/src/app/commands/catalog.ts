@@ -36,7 +36,7 @@ function describeRegisters(report: RegisterOverlayReport): string[] {
 const describeDisagreement = (d: RegisterDisagreement) =>
   `  +${d.prefix}: was "${d.was}"; ${d.source || "the register"}: ${d.register.map((h) => (h === null ? "not assigned" : `"${h}"`)).join(", ")}`;
 
-function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport): string {
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport, warnings: string[] = []): string {
   const lines = [
     result.created
       ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
@@ -59,15 +59,16 @@ function describe(result: ImportResult, report: ReferenceReport | null, unmodell
   }
   if (registers) lines.push(...describeRegisters(registers));
   if (unmodelled.length) {
-    lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
+    lines.push(`IR.21 elements not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
   }
+  if (warnings.length) lines.push(`IR.21 warnings (normalised, imported): ${warnings.length}`, ...warnings.map((w) => `  - ${w}`));
   return lines.join("\n");
 }
 
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report, unmodelled, registers } = await buildCandidate(mode, paths, deps);
+  const { candidate, report, unmodelled, registers, warnings } = await buildCandidate(mode, paths, deps);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -75,7 +76,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
-  console.log(describe(result, report, unmodelled, registers));
+  console.log(describe(result, report, unmodelled, registers, warnings));
   return result;
 }
 

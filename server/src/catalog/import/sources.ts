@@ -26,14 +26,14 @@ export async function buildCandidate(
    * carrier data of reference and mixed. Without it, none do.
    */
   installation?: LocalSourceDeps,
-): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; registers?: RegisterOverlayReport; unmodelled?: string[] }> {
+): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; registers?: RegisterOverlayReport; unmodelled?: string[]; warnings?: string[] }> {
   // Documents first: a bad document fails fast, before anything else is read.
   const documents = mode === "ir21" || mode === "mixed" ? readIr21Documents(paths) : [];
   const local = installation ? await loadLocalSources(installation) : NO_LOCAL_SOURCES;
   if (mode === "demo") return { candidate: withSourceDates(withLocalSources(demoDataset(), local)), report: null };
   const read = await referenceDataset({ carriers: local.carriers });
   const reference = { ...read.candidate, sources: withDataVersions(read.candidate.sources) };
-  if (mode === "ir21") return { candidate: withSourceDates(ir21Dataset(documents, reference)), report: null, unmodelled: unmodelledOf(documents) };
+  if (mode === "ir21") return { candidate: withSourceDates(ir21Dataset(documents, reference)), report: null, unmodelled: unmodelledOf(documents), warnings: warningsOf(documents) };
   const overlaid = withRegisters(withLocalSources(reference, local), await registerFilesInUse(installation?.db ?? null));
   if (mode === "reference") return { candidate: withSourceDates(overlaid.dataset), report: read.report, registers: overlaid.report };
   return {
@@ -41,11 +41,15 @@ export async function buildCandidate(
     report: read.report,
     registers: overlaid.report,
     unmodelled: unmodelledOf(documents),
+    warnings: warningsOf(documents),
   };
 }
 
-/** Sections of the documents that no record holds: the import report names them. */
-const unmodelledOf = (documents: ReturnType<typeof readIr21Documents>) => documents.flatMap((d) => d.unmodelled.map((section) => `${d.file}: ${section}`));
+/** Elements of the documents that no record holds: the import report names them by path. */
+const unmodelledOf = (documents: ReturnType<typeof readIr21Documents>) => documents.flatMap((d) => d.unmodelled.map((path) => `${d.file}: ${path}`));
+/** What was normalised in the documents (and how a sample marked itself): the import report says so. */
+const warningsOf = (documents: ReturnType<typeof readIr21Documents>) =>
+  documents.flatMap((d) => [...(d.sampleMarker ? [`sample document (${d.sampleMarker}): imported as ir21-sample:${d.document.document.sender_tadig}`] : []), ...d.warnings].map((w) => `${d.file}: ${w}`));
 
 /**
  * Every range says when its source was true (docs/catalog.md "Sources and their dates"): a range
