@@ -278,7 +278,7 @@ const dataCommand = defineCommand({
               `Territory mismatches: ${audit.territory_mismatches.count} (ranges in another documented territory of their operator: ${audit.ranges_in_other_territories}); near-duplicate operators: ${audit.duplicates.length}.`,
               `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
               "Sources:",
-              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}: ${age(s)}`),
+              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}${s.sample ? " SAMPLE" : ""}: ${age(s)}; licence ${s.license}`),
               ...(audit.registers.length ? ["National registers in the version:"] : []),
               ...audit.registers.map(
                 (r) =>

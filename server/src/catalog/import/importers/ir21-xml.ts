@@ -539,7 +539,7 @@ function sampleMarker(prologue: string, root: El, header: El | undefined): strin
   // document|file|data"): how hand-made and vendor sample files say it.
   for (const m of prologue.matchAll(/<!--([\s\S]*?)-->/g)) {
     const comment = m[1]!.trim();
-    if (/^(SAMPLE\b|(sample|test)\s+(IR\.?21\s+)?(document|file|data)\b)/i.test(comment)) return `comment "${comment.split("\n")[0]!.slice(0, 80)}"`;
+    if (/^(SAMPLE\b|(sample|test)\s+(IR\.?21\s+)?(document|file|data)\b)/i.test(comment)) return `the comment <!-- ${comment.split("\n")[0]!.slice(0, 60)} … -->`;
   }
   return null;
 }
