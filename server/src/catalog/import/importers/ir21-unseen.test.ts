@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiKey, signIn, startTestServer } from "../../../../testing/index.ts";
+import { runImport } from "../../../app/commands/catalog.ts";
 import { auditCatalog } from "../audit.ts";
 import { importDataset } from "../import.ts";
 import { currentVersion } from "../../model/versions.ts";
@@ -257,6 +258,23 @@ describe("the unseen document through the real server", () => {
       expect(source).toMatchObject({ license: "NOASSERTION", sample: true });
       const audit = await auditCatalog(server.deps.db, server.deps.clock.now().getTime());
       expect(audit.sources.find((s) => s.id === "ir21-sample:KENSV")).toMatchObject({ license: "NOASSERTION", sample: true });
+
+      // The command's report: every unmodelled path and every warning, each with the file.
+      const printed: string[] = [];
+      const log = vi.spyOn(console, "log").mockImplementation((line: string) => void printed.push(line));
+      const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      try {
+        await runImport(server.deps, "ir21", [fixture]);
+      } finally {
+        log.mockRestore();
+        errors.mockRestore();
+      }
+      const [doc] = readIr21Documents([fixture]);
+      const report = printed.join("\n");
+      for (const line of [...doc!.unmodelled, ...doc!.warnings]) expect(report).toContain(`${fixture}: ${line}`);
+      expect(report).toMatch(/IR\.21 elements not modelled \(not imported\): \d+/);
+      expect(report).toContain(`${fixture}: sample document (the comment <!-- SAMPLE IR.21 test document`);
+      expect(report).not.toMatch(/s3cret|Otieno|amina@/);
 
       const before = (await currentVersion(server.deps.db))!.version;
       expect(() => readIr21Documents([write("doc.xml", xml.replace("&legal;", "&unknown;"))])).toThrow(/nothing was changed/);
