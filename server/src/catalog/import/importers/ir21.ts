@@ -10,6 +10,7 @@ import type { MaterialisedDataset } from "./demo.ts";
 import { Ir21Document } from "./ir21-document.ts";
 import { ir21FromXml } from "./ir21-xml.ts";
 import { normaliseName, slug } from "../../operators/names.ts";
+import { OWN_IR21_SAMPLES } from "../../../package-files.ts";
 
 /**
  * IR.21 documents (docs/ir21-format.md) as datasets: `ir21` mode (only the documents' operators) and
@@ -156,7 +157,7 @@ let ownSamples: Set<string> | null = null;
 function ownSampleChecksums(): Set<string> {
   if (ownSamples) return ownSamples;
   ownSamples = new Set();
-  const folder = fileURLToPath(new URL("../../../../samples/ir21/", import.meta.url));
+  const folder = fileURLToPath(OWN_IR21_SAMPLES);
   for (const entry of existsSync(folder) ? readdirSync(folder) : []) {
     if ([".json", ".xml"].includes(extname(entry).toLowerCase())) ownSamples.add(createHash("sha256").update(readFileSync(join(folder, entry))).digest("hex"));
   }
