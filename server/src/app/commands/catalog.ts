@@ -55,7 +55,7 @@ function describeNetworks(report: ReferenceReport | null, networks: NetworkOverl
 const describeDisagreement = (d: RegisterDisagreement) =>
   `  +${d.prefix}: was "${d.was}"; ${d.source || "the register"}: ${d.register.map((h) => (h === null ? "not assigned" : `"${h}"`)).join(", ")}`;
 
-function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport, networks?: NetworkOverlayReport): string {
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport, networks?: NetworkOverlayReport, warnings: string[] = []): string {
   const lines = [
     result.created
       ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
@@ -79,15 +79,16 @@ function describe(result: ImportResult, report: ReferenceReport | null, unmodell
   if (registers) lines.push(...describeRegisters(registers));
   lines.push(...describeNetworks(report, networks));
   if (unmodelled.length) {
-    lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
+    lines.push(`IR.21 elements not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
   }
+  if (warnings.length) lines.push(`IR.21 warnings (normalised, imported): ${warnings.length}`, ...warnings.map((w) => `  - ${w}`));
   return lines.join("\n");
 }
 
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report, unmodelled, registers, networks } = await buildCandidate(mode, paths, deps);
+  const { candidate, report, unmodelled, registers, networks, warnings } = await buildCandidate(mode, paths, deps);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -95,7 +96,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
-  console.log(describe(result, report, unmodelled, registers, networks));
+  console.log(describe(result, report, unmodelled, registers, networks, warnings));
   return result;
 }
 
@@ -299,7 +300,7 @@ const dataCommand = defineCommand({
               `Territory mismatches: ${audit.territory_mismatches.count} (ranges in another documented territory of their operator: ${audit.ranges_in_other_territories}); near-duplicate operators: ${audit.duplicates.length}.`,
               `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
               "Sources:",
-              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}: ${age(s)}`),
+              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}${s.sample ? " SAMPLE" : ""}: ${age(s)}; licence ${s.license}`),
               ...(audit.registers.length ? ["National registers in the version:"] : []),
               ...audit.registers.map(
                 (r) =>
