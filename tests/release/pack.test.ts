@@ -302,14 +302,14 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
     expect(code).not.toMatch(/\btsx\b|esbuild/);
   });
 
-  it("runs against a live server: --version, completion bash, api GET /v1/meta", async () => {
+  it("runs against a live server: --version, completion bash, api /v1/meta", async () => {
     const version = JSON.parse(readFileSync(join(root, "cli/package.json"), "utf8")).version;
     expect((await ir21(["--version"])).stdout).toBe(`${version}\n`);
     const completion = (await ir21(["completion", "bash"])).stdout;
     expect(completion).toContain("complete -F _ir21 ir21");
     const bash = await sh("bash", ["-c", `source /dev/stdin <<'EOF'\n${completion}\nEOF\nCOMP_WORDS=(ir21 ne); COMP_CWORD=1; _ir21; echo "\${COMPREPLY[@]}"`], work);
     expect(bash.stdout.trim()).toBe("networks");
-    const meta = JSON.parse((await ir21(["api", "GET", "/v1/meta"], { IR21_BASE_URL: server.url })).stdout);
+    const meta = JSON.parse((await ir21(["api", "/v1/meta"], { IR21_BASE_URL: server.url })).stdout);
     const direct = await server.json("/v1/meta");
     expect(meta.data.dataset_version).toBe(direct.body.data.dataset_version);
     // Bare `ir21` introduces itself on stdout.
@@ -446,10 +446,10 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
         expect(health.headers.get("x-ir21-version")).toMatch(new RegExp(`^${serverVersion.replace(/\./g, "\\.")}(\\+[0-9a-f]{7,40})?$`));
         const direct = (await (await fetch(`${url}/v1/meta`)).json()) as { data: { dataset_version: string } };
         expect(direct.data.dataset_version).toMatch(/\S/);
-        const meta = JSON.parse((await ir21(["api", "GET", "/v1/meta"], { IR21_BASE_URL: url! })).stdout);
+        const meta = JSON.parse((await ir21(["api", "/v1/meta"], { IR21_BASE_URL: url! })).stdout);
         expect(meta.data.dataset_version).toBe(direct.data.dataset_version);
         // A lookup answered from the imported reference data (libphonenumber through the installed dependencies).
-        const lookup = JSON.parse((await ir21(["api", "GET", "/v1/lookup?number=%2B8613912345678"], { IR21_BASE_URL: url! })).stdout);
+        const lookup = JSON.parse((await ir21(["api", "/v1/lookup?number=%2B8613912345678"], { IR21_BASE_URL: url! })).stdout);
         expect(lookup.data.country_iso2).toBe("CN");
       } finally {
         child.kill("SIGTERM");
