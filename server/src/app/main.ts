@@ -1,4 +1,4 @@
-import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
+import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDeps } from "./deps.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -10,6 +10,7 @@ import { startAuthJobs, startCatalogue, startWebhooks } from "./background.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { catalogCommands } from "./commands/catalog.ts";
 import { COMMIT, RUNTIME, VERSION } from "../version.ts";
+import { colourFor, forStream, readyBanner } from "./banner.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -45,9 +46,18 @@ const serve = defineCommand({
       await running.close();
     });
     deps.log.info(
-      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
+      { url: running.url, metrics_url: running.metricsUrl, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
       "ir21 server listening",
     );
+    // A person at a terminal gets where to go in a few lines, after the log lines written so far; a pipe
+    // (a supervisor, a container's log) gets the JSON lines only.
+    if (process.stdout.isTTY) {
+      const datasetVersion = (await deps.datasetMeta.current().catch(() => null))?.dataset_version ?? "unknown";
+      await new Promise<void>((resolve) => deps.log.flush(() => resolve()));
+      process.stdout.write(
+        readyBanner({ url: running.url, metricsUrl: running.metricsUrl, version: VERSION, database: deps.dialect === "mysql" ? "MySQL/MariaDB" : "SQLite", datasetVersion }, colourFor(process.stdout)),
+      );
+    }
   },
 });
 
@@ -102,6 +112,11 @@ async function commandFor(rawArgs: string[]): Promise<[CommandDef, CommandDef | 
     current = await resolveValue(next);
   }
   return [current, parent];
+}
+
+/** `--help` for a command, in colour only on a terminal without NO_COLOR (banner.ts colourFor). */
+async function showUsage(cmd: CommandDef, parent?: CommandDef): Promise<void> {
+  process.stdout.write(`${forStream(await renderUsage(cmd, parent), process.stdout)}\n\n`);
 }
 
 /** Entry point of the `ir21-server` binary: `serve` when no command is given. */
