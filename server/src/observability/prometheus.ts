@@ -8,14 +8,80 @@ const DELIVERY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** An import: a no-op comparison of the demo data to a first reference import of minutes. */
 const IMPORT_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-/** prom-client's children, found once per label combination: recording then costs a map read and an add. */
-function cached<T>(make: (...labels: string[]) => T): (key: string, ...labels: string[]) => T {
-  const children = new Map<string, T>();
-  return (key, ...labels) => {
-    let child = children.get(key);
-    if (child === undefined) children.set(key, (child = make(...labels)));
-    return child;
-  };
+/**
+ * A labelled counter or histogram for the per-request series (requests, metered queries), kept as plain
+ * numbers per label set and read by the registry at scrape time through prom-client's metric contract
+ * (`get()`, as its own metrics are read). prom-client's own `labels(…).inc()` and `.observe()` hash the
+ * labels on every call: about 1 µs a request for the two, which was most of what metrics cost a lookup
+ * (tests/bench/metrics.bench.ts); this costs a map read and a few adds.
+ */
+class FastSeries {
+  readonly aggregator = "sum" as const;
+  readonly #series = new Map<string, { labels: Record<string, string>; count: number; sum: number; buckets: Float64Array | null }>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: "counter" | "histogram",
+    readonly labelNames: readonly string[],
+    readonly buckets: readonly number[] = [],
+  ) {}
+
+  /**
+   * The series of one label set, made on first use: `key` identifies the values, given in labelNames'
+   * order as separate arguments (no array made per call on the request path).
+   */
+  series(key: string, a: string, b: string, c?: string | number) {
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      const values = [a, b, String(c)];
+      const labels = Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!]));
+      series = { labels, count: 0, sum: 0, buckets: this.type === "histogram" ? new Float64Array(this.buckets.length) : null };
+      this.#series.set(key, series);
+    }
+    return series;
+  }
+
+  inc(key: string, a: string, b: string, c?: string | number): void {
+    this.series(key, a, b, c).count++;
+  }
+
+  observe(value: number, key: string, a: string, b: string, c?: string | number): void {
+    const series = this.series(key, a, b, c);
+    series.count++;
+    series.sum += value;
+    const bounds = this.buckets;
+    // Each observation in the first bucket it fits; cumulated when read.
+    for (let i = 0; i < bounds.length; i++) {
+      if (value <= bounds[i]!) {
+        series.buckets![i]!++;
+        break;
+      }
+    }
+  }
+
+  get() {
+    const values: Array<{ labels: Record<string, string | number>; value: number; metricName?: string }> = [];
+    for (const series of this.#series.values()) {
+      if (this.type === "counter") {
+        values.push({ labels: series.labels, value: series.count });
+        continue;
+      }
+      let cumulated = 0;
+      this.buckets.forEach((bound, i) => {
+        cumulated += series.buckets![i]!;
+        values.push({ labels: { le: bound, ...series.labels }, value: cumulated, metricName: `${this.name}_bucket` });
+      });
+      values.push({ labels: { le: "+Inf", ...series.labels }, value: series.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: series.labels, value: series.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: series.labels, value: series.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    this.#series.clear();
+  }
 }
 
 /**
@@ -31,16 +97,17 @@ export function createPrometheusMetrics(): Metrics {
   collectDefaultMetrics({ register: registry, prefix: "ir21_" });
   const registers = [registry];
 
-  const requests = new Counter({ name: "ir21_http_requests_total", help: "HTTP requests answered, by route pattern, method and status", labelNames: ["route", "method", "status"], registers });
-  const requestSeconds = new Histogram({
-    name: "ir21_http_request_duration_seconds",
-    help: "Time from a request's arrival to the end of its answer, by route pattern, method and status",
-    labelNames: ["route", "method", "status"],
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
-  const queries = new Counter({ name: "ir21_metered_queries_total", help: "/v1 queries admitted by metering, by endpoint and outcome (charged: 2xx; failed: an error answer after admission)", labelNames: ["endpoint", "outcome"], registers });
-  const refusals = new Counter({ name: "ir21_metering_refusals_total", help: "/v1 queries refused before they ran, by endpoint and contract code (UNAUTHORIZED, RATE_LIMITED, QUOTA_EXCEEDED, …)", labelNames: ["endpoint", "code"], registers });
+  const fast = <T extends FastSeries>(metric: T): T => {
+    // prom-client's registry reads any metric by its get() (lib/registry.js getMetricsAsString).
+    registry.registerMetric(metric as unknown as Parameters<Registry["registerMetric"]>[0]);
+    return metric;
+  };
+  const requests = fast(new FastSeries("ir21_http_requests_total", "HTTP requests answered, by route pattern, method and status", "counter", ["route", "method", "status"]));
+  const requestSeconds = fast(
+    new FastSeries("ir21_http_request_duration_seconds", "Time from a request's arrival to the end of its answer, by route pattern, method and status", "histogram", ["route", "method", "status"], REQUEST_BUCKETS),
+  );
+  const queries = fast(new FastSeries("ir21_metered_queries_total", "/v1 queries admitted by metering, by endpoint and outcome (charged: 2xx; failed: an error answer after admission)", "counter", ["endpoint", "outcome"]));
+  const refusals = fast(new FastSeries("ir21_metering_refusals_total", "/v1 queries refused before they ran, by endpoint and contract code (UNAUTHORIZED, RATE_LIMITED, QUOTA_EXCEEDED, …)", "counter", ["endpoint", "code"]));
   const deliveries = new Counter({ name: "ir21_webhook_deliveries_total", help: "Webhook delivery attempts by outcome", labelNames: ["outcome"], registers });
   const deliverySeconds = new Histogram({ name: "ir21_webhook_delivery_duration_seconds", help: "Time a delivery's POST took, by outcome", labelNames: ["outcome"], buckets: DELIVERY_BUCKETS, registers });
   const queueDepth = new Gauge({ name: "ir21_webhook_queue_depth", help: "Pending webhook deliveries: due now, or scheduled for a later retry", labelNames: ["state"], registers });
@@ -57,9 +124,6 @@ export function createPrometheusMetrics(): Metrics {
   // Redis families exist only with Redis: without it their absence says so, where a 0 would page someone.
   let redis: { up: Gauge; commands: Counter; opened: Counter; seen: { admitted: number; refused: number; failed: number; opened: number } } | null = null;
 
-  const requestChild = cached((route, method, status) => ({ count: requests.labels(route!, method!, status!), seconds: requestSeconds.labels(route!, method!, status!) }));
-  const queryChild = cached((endpoint, outcome) => queries.labels(endpoint!, outcome!));
-  const refusalChild = cached((endpoint, code) => refusals.labels(endpoint!, code!));
   let lastSuccessMs = 0;
 
   function readRedis(reading: NonNullable<ScrapeReadings["redis"]>): void {
@@ -82,15 +146,15 @@ export function createPrometheusMetrics(): Metrics {
   return {
     enabled: true,
     request(route, method, status, seconds) {
-      const child = requestChild(`${route} ${method} ${status}`, route, method, String(status));
-      child.count.inc();
-      child.seconds.observe(seconds);
+      const key = `${route} ${method} ${status}`;
+      requests.inc(key, route, method, status);
+      requestSeconds.observe(seconds, key, route, method, status);
     },
     meteredQuery(endpoint, outcome) {
-      queryChild(`${endpoint} ${outcome}`, endpoint, outcome).inc();
+      queries.inc(`${endpoint} ${outcome}`, endpoint, outcome);
     },
     meteringRefusal(endpoint, code) {
-      refusalChild(`${endpoint} ${code}`, endpoint, code).inc();
+      refusals.inc(`${endpoint} ${code}`, endpoint, code);
     },
     delivery(outcome: DeliveryOutcome, seconds: number) {
       deliveries.labels(outcome).inc();
