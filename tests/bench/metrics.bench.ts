@@ -5,7 +5,8 @@
  * port, scraped once a round as Prometheus would) and `traces` (metrics off, OTEL_EXPORTER_OTLP_ENDPOINT
  * to a receiver in this process that accepts and drops every export). Load: GET /v1/lookup with an API
  * key, as fast as 16 connections go, BENCH_SECONDS (3) per variant, in BENCH_ROUNDS (5) interleaved
- * rounds whose order rotates, so a shared machine's drift moves every variant alike.
+ * rounds whose order rotates, so a shared machine's drift moves every variant alike; each round starts
+ * its three servers afresh (and warms them), so no process's luck follows its variant.
  *
  * Reported per variant: requests/s and server CPU µs per request (user + system, /proc), medians over
  * the rounds, and the ratio of each to `off` (median of the per-round ratios). Run: `pnpm bench metrics`.
@@ -69,18 +70,20 @@ export async function run() {
       metrics: { ...limits, METRICS_PORT: String(metricsPort) },
       traces: { ...limits, OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl },
     };
-    const servers = {} as Record<Variant, { url: string; pid: number }>;
-    for (const variant of Object.keys(envs) as Variant[]) {
-      const { child, url } = await spawnServe(setup, envs[variant]);
-      children.push(child);
-      await waitForHealth(url);
-      servers[variant] = { url, pid: child.pid! };
-      // Warm: the lookup index and the credential cache.
-      await load(url, child.pid!, key);
-    }
     const rounds: Array<Record<Variant, { rps: number; cpuUsPerRequest: number; non2xx: number }>> = [];
     const variants: Variant[] = ["off", "metrics", "traces"];
     for (let round = 0; round < ROUNDS; round++) {
+      // Fresh processes every round: one process's JIT and placement on the cores would otherwise
+      // follow its variant through every round (seen: ±25% between two identical processes).
+      const servers = {} as Record<Variant, { url: string; pid: number; kill(): void }>;
+      for (const variant of variants) {
+        const { child, url } = await spawnServe(setup, envs[variant]);
+        children.push(child);
+        await waitForHealth(url);
+        servers[variant] = { url, pid: child.pid!, kill: () => child.kill() };
+        // Warm: the lookup index, the credential cache, the JIT.
+        await load(url, child.pid!, key);
+      }
       const order = [...variants.slice(round % 3), ...variants.slice(0, round % 3)];
       const results = {} as Record<Variant, { rps: number; cpuUsPerRequest: number; non2xx: number }>;
       for (const variant of order) results[variant] = await load(servers[variant].url, servers[variant].pid, key);
@@ -88,6 +91,8 @@ export async function run() {
       const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
       if (!scrape.ok) throw new Error(`scrape answered ${scrape.status}`);
       rounds.push(results);
+      for (const variant of variants) servers[variant].kill();
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const summary = Object.fromEntries(
       variants.map((variant) => [

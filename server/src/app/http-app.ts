@@ -41,8 +41,9 @@ export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = 
       if (logRequests) event.context.startedAt = performance.now();
       // Observed (metrics, traces): the route matched and the request id are read from the context
       // when the answer is done (observability/requests.ts).
-      if (observing) {
-        const facts = requestFacts(event.runtime?.node?.req as IncomingMessage);
+      const nodeRequest = observing ? (event.runtime?.node?.req as IncomingMessage | undefined) : undefined;
+      if (nodeRequest) {
+        const facts = requestFacts(nodeRequest);
         if (facts) facts.context = event.context;
       }
       // On every success; an error answer gets both from its renderer (errorResponse, and tRPC's

@@ -11,6 +11,8 @@ import { webhooksCommand } from "./commands/webhooks.ts";
 import { catalogCommands } from "./commands/catalog.ts";
 import { COMMIT, RUNTIME, VERSION } from "../version.ts";
 import { colourFor, forStream, readyBanner } from "./banner.ts";
+import { metricsReadings } from "./metrics-readings.ts";
+import { startMetricsListener } from "../observability/metrics-listener.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -69,11 +71,17 @@ const worker = defineCommand({
     logProcessWarnings(deps.log);
     await migrateEmbedded(deps);
     const webhooks = startWebhooks(deps);
+    // A worker's deliveries are counted where they happen: METRICS_PORT serves its metrics too.
+    const metrics =
+      deps.config.metrics.port === null
+        ? null
+        : await startMetricsListener(deps.telemetry.metrics, metricsReadings(deps), { port: deps.config.metrics.port, host: deps.config.metrics.host }, deps.log);
     stopOnSignal(deps.log, async () => {
       await webhooks.stop();
+      await metrics?.close();
       await deps.close();
     });
-    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
+    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner, metrics_url: metrics?.url ?? null }, "ir21 webhook worker running");
   },
 });
 

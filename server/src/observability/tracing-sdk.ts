@@ -18,9 +18,14 @@ import type { SpanAttributes, SpanHandle, Tracing, TracingSettings } from "./tra
  * better-sqlite3): the request wrapper (http.ts), the database driver (database.ts), the Redis circuit
  * (storage/redis-connection.ts), the delivery worker and the import.
  */
+let contextManagerRegistered = false;
+
 export async function startOpenTelemetry(settings: TracingSettings, serviceVersion: string): Promise<Tracing> {
-  // A second registration (another server in this process) keeps the first: it is the same kind.
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // Once per process: another server of this process (tests) uses the same one.
+  if (!contextManagerRegistered) {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    contextManagerRegistered = true;
+  }
   const exporter: SpanExporter =
     settings.protocol === "http/json"
       ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({ url: settings.url, headers: settings.headers })
