@@ -11,6 +11,7 @@ import { webhooksCommand } from "./commands/webhooks.ts";
 import { catalogCommands } from "./commands/catalog.ts";
 import { COMMIT, RUNTIME, VERSION } from "../version.ts";
 import { colourFor, forStream, readyBanner } from "./banner.ts";
+import { writeAfterLogLines } from "../log.ts";
 import { metricsReadings } from "./metrics-readings.ts";
 import { startMetricsListener } from "../observability/metrics-listener.ts";
 
@@ -55,8 +56,8 @@ const serve = defineCommand({
     // (a supervisor, a container's log) gets the JSON lines only.
     if (process.stdout.isTTY) {
       const datasetVersion = (await deps.datasetMeta.current().catch(() => null))?.dataset_version ?? "unknown";
-      await new Promise<void>((resolve) => deps.log.flush(() => resolve()));
-      process.stdout.write(
+      writeAfterLogLines(
+        deps.log,
         readyBanner({ url: running.url, metricsUrl: running.metricsUrl, version: VERSION, database: deps.dialect === "mysql" ? "MySQL/MariaDB" : "SQLite", datasetVersion }, colourFor(process.stdout)),
       );
     }
