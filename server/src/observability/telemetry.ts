@@ -15,6 +15,9 @@ export interface Telemetry {
   close(): Promise<void>;
 }
 
+/** How long a stop waits for the last spans to be exported. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** Neither metrics nor traces. */
 export const NO_TELEMETRY: Telemetry = { metrics: NO_METRICS, tracing: null, close: async () => undefined };
 
@@ -29,7 +32,12 @@ export async function openTelemetry(config: Pick<Config, "metrics" | "tracing">,
     metrics,
     tracing,
     async close() {
-      await tracing?.shutdown();
+      if (!tracing) return;
+      // The last spans go out if the collector answers; one that is down (the exporter retries with
+      // backoff) must not hold the stop for longer than this.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([tracing.shutdown().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS).unref()))]);
+      clearTimeout(timer);
     },
   };
 }
