@@ -24,12 +24,12 @@ const upward = FLOORS.flatMap((floor, i) =>
     to: { path: higher.path, dependencyTypesNot: ["type-only"] },
   })),
 );
-// The base floor (contract, db, storage, jobs and the root files) imports nothing above it.
+// The base floor (contract, db, storage, jobs, observability and the root files) imports nothing above it.
 const base = {
   name: "no-upward-import: base -> any floor",
-  comment: "contract/, db/, storage/, jobs/ and the files at the root of server/src are the ground floor.",
+  comment: "contract/, db/, storage/, jobs/, observability/ and the files at the root of server/src are the ground floor.",
   severity: "error",
-  from: { path: `${SRC}(contract|db|storage|jobs)/|${SRC}[^/]+\\.ts$`, pathNot: `${SRC}index\\.ts$|${TEST}` },
+  from: { path: `${SRC}(contract|db|storage|jobs|observability)/|${SRC}[^/]+\\.ts$`, pathNot: `${SRC}index\\.ts$|${TEST}` },
   to: { path: FLOORS.map((f) => f.path).join("|"), dependencyTypesNot: ["type-only"] },
 };
 // Domains may lean on each other one way only: console on auth's sessions, webhooks on the catalogue's

@@ -50,6 +50,20 @@ const CORE: Record<CoreName, Described> = {
   TERMS_VERSION: { meaning: "the current terms version clients must accept (GET /auth/agreement)" },
   PRIVACY_VERSION: { meaning: "the current privacy policy version clients must accept" },
   WEB_DIST_DIR: { meaning: "the built web console served at / and /app/*", defaultNote: "the build next to the server bundle, else web/dist of the checkout" },
+  METRICS_PORT: { meaning: "Prometheus metrics at GET /metrics on a listener of their own on this port (0: any free port); unset: no metrics" },
+  METRICS_HOST: { meaning: "the metrics listener's address (keep it private: 0.0.0.0 only where the network is)" },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: "OpenTelemetry traces over OTLP/HTTP to this base URL (/v1/traces appended); setting it alone turns traces on" },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { meaning: "the full traces URL instead (wins over OTEL_EXPORTER_OTLP_ENDPOINT; also turns traces on)" },
+  OTEL_EXPORTER_OTLP_PROTOCOL: { meaning: "http/protobuf or http/json (gRPC is not supported)", defaultNote: "http/protobuf" },
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: { meaning: "the protocol for traces only (wins over OTEL_EXPORTER_OTLP_PROTOCOL)" },
+  OTEL_EXPORTER_OTLP_HEADERS: { meaning: "headers for the exporter's requests, key=value,key=value (values percent-encoded), e.g. an API key" },
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: { meaning: "headers for traces only, merged over OTEL_EXPORTER_OTLP_HEADERS" },
+  OTEL_SERVICE_NAME: { meaning: "the service.name of every span" },
+  OTEL_RESOURCE_ATTRIBUTES: { meaning: "more resource attributes, key=value,key=value (e.g. deployment.environment.name=prod)" },
+  OTEL_TRACES_SAMPLER: { meaning: "always_on, always_off, traceidratio or their parentbased_ forms" },
+  OTEL_TRACES_SAMPLER_ARG: { meaning: "the ratio of traces kept (0 to 1) for the traceidratio samplers", defaultNote: "1" },
+  OTEL_TRACES_EXPORTER: { meaning: "none turns traces off whatever the endpoint (otlp: the default, the only exporter)" },
+  OTEL_SDK_DISABLED: { meaning: "true turns traces off whatever the endpoint" },
 };
 
 /** The domains' variables, in the order of README.md's table; defaults checked by config-reference.test.ts. */
@@ -141,6 +155,25 @@ const CORE_GROUPS: Array<{ title: string; names: CoreName[] }> = [
   { title: "Webhooks", names: ["WEBHOOK_ALLOW_HOSTS", "WEBHOOK_ENDPOINT_CONCURRENCY", "WEBHOOK_SECRETS_KEY", "WEBHOOK_SECRETS_PREVIOUS_KEYS"] },
   { title: "Production, secrets and files", names: ["NODE_ENV", "SESSION_SECRET", "OTP_PEPPER", "DATA_DIR", "TERMS_VERSION", "PRIVACY_VERSION", "WEB_DIST_DIR"] },
   { title: "Logs, requests and stopping", names: ["LOG_LEVEL", "BODY_LIMIT_BYTES", "TRUST_PROXY", "SHUTDOWN_TIMEOUT_MS", "SHUTDOWN_DRAIN_SECONDS"] },
+  {
+    title: "Metrics and traces (docs/operations.md \"Metrics and traces\")",
+    names: [
+      "METRICS_PORT",
+      "METRICS_HOST",
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_PROTOCOL",
+      "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+      "OTEL_EXPORTER_OTLP_HEADERS",
+      "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+      "OTEL_SERVICE_NAME",
+      "OTEL_RESOURCE_ATTRIBUTES",
+      "OTEL_TRACES_SAMPLER",
+      "OTEL_TRACES_SAMPLER_ARG",
+      "OTEL_TRACES_EXPORTER",
+      "OTEL_SDK_DISABLED",
+    ],
+  },
 ];
 
 /** A schema default as it would be written in the environment (lists comma-separated). */

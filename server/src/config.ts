@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { keyValueList, type TracingSettings } from "./observability/tracing.ts";
 
 /**
  * Environment variables the server reads, validated once at start.
@@ -21,6 +22,16 @@ const origin = z.string().refine((value) => {
     return false;
   }
 }, "must be an origin such as https://console.example.com (scheme, host, optional port; no path)");
+
+const httpUrl = z.string().refine((value) => {
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, "must be an http:// or https:// URL");
+
+const otlpProtocol = z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (gRPC is not supported)" });
 
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).optional(),
@@ -60,6 +71,24 @@ export const EnvSchema = z.object({
   TERMS_VERSION: z.string().min(1).default("2026-09-08"),
   PRIVACY_VERSION: z.string().min(1).default("2026-09-08"),
   WEB_DIST_DIR: z.string().min(1).optional(),
+  // Metrics and traces (docs/operations.md "Metrics and traces"): Prometheus on a listener of its own,
+  // OpenTelemetry traces by the standard OTEL_* variables.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  OTEL_SDK_DISABLED: z.enum(["true", "false"]).optional(),
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"], { message: "must be otlp or none (this server exports traces over OTLP/HTTP only)" }).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("ir21-server"),
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
+    .default("parentbased_always_on"),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -103,6 +132,10 @@ export interface Config {
   agreement: { termsVersion: string; privacyVersion: string };
   /** The web console's build (web/dist of the checkout when null; docs/console.md "Web console"). */
   webDistDir: string | null;
+  /** METRICS_PORT and METRICS_HOST: Prometheus's listener, or port null (the default): no metrics. */
+  metrics: { port: number | null; host: string };
+  /** The OTEL_* variables: where traces go, or null (the default): no tracing. */
+  tracing: TracingSettings | null;
   /** The raw environment, for domain settings that parse their own variables. */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -164,7 +197,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secrets: { session: e.SESSION_SECRET ?? null, otpPepper: e.OTP_PEPPER ?? null },
     agreement: { termsVersion: e.TERMS_VERSION, privacyVersion: e.PRIVACY_VERSION },
     webDistDir: e.WEB_DIST_DIR ?? null,
+    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST },
+    tracing: tracingSettings(e),
     env: { ...env },
+  };
+}
+
+/**
+ * Traces are on when an OTLP endpoint is given (OTEL_EXPORTER_OTLP_ENDPOINT alone is enough), unless
+ * OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none, as the OpenTelemetry specification has it:
+ * the generic endpoint gets `/v1/traces` appended, the traces-only one is used as it is; protocol
+ * http/protobuf unless http/json is asked for; the traces-only variables win over the generic ones.
+ */
+function tracingSettings(e: z.infer<typeof EnvSchema>): TracingSettings | null {
+  if (e.OTEL_SDK_DISABLED === "true" || e.OTEL_TRACES_EXPORTER === "none") return null;
+  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces` : null);
+  if (!url) return null;
+  return {
+    url,
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+    headers: { ...keyValueList(e.OTEL_EXPORTER_OTLP_HEADERS), ...keyValueList(e.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
+    serviceName: e.OTEL_SERVICE_NAME,
+    resourceAttributes: keyValueList(e.OTEL_RESOURCE_ATTRIBUTES),
+    sampler: { name: e.OTEL_TRACES_SAMPLER, ratio: e.OTEL_TRACES_SAMPLER_ARG ?? 1 },
   };
 }
 

@@ -83,3 +83,16 @@ export function createLogger(options: { level: LoggerOptions["level"]; destinati
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
+
+/**
+ * Writes `text` as it is to where the logger writes, after the lines it has not written out yet: the
+ * logger's destination writes asynchronously and in order, so text written to stdout directly could
+ * come before log lines still in flight (the first start's banner, app/main.ts).
+ * @example
+ * writeAfterLogLines(log, "ready\n");
+ */
+export function writeAfterLogLines(log: Logger, text: string): void {
+  const stream = (log as unknown as Record<symbol, { write?: (chunk: string) => unknown } | undefined>)[pino.symbols.streamSym];
+  if (typeof stream?.write === "function") stream.write(text);
+  else process.stdout.write(text);
+}

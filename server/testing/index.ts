@@ -37,3 +37,4 @@ export { fanOutAllToListenSessions } from "../src/webhooks/listen/fanout.ts";
 export { announceListenDeliveries } from "../src/webhooks/listen/hub.ts";
 export { sweepListenSessions } from "../src/webhooks/listen/sweep.ts";
 
+export { parsePrometheusText, sampleValue, type PromFamily, type PromSample } from "./prometheus.ts";

@@ -19,6 +19,8 @@ import type { HostResolver } from "../src/webhooks/subscriptions/url-policy.ts";
 export interface TestServer {
   /** Base URL of the real HTTP server, e.g. http://127.0.0.1:41234 */
   url: string;
+  /** Prometheus's listener (env METRICS_PORT, "0" for any free port), e.g. http://127.0.0.1:41235/metrics; null when off. */
+  metricsUrl: string | null;
   target: TestTarget;
   deps: AppDeps;
   clock: ManualClock;
@@ -119,6 +121,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const doFetch = (path: string, init?: RequestInit) => fetch(new URL(path, running.url), init);
   return {
     url: running.url,
+    metricsUrl: running.metricsUrl,
     target,
     deps,
     clock,

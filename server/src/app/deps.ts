@@ -29,6 +29,8 @@ import { createWebhookEnv, type WebhookEnv } from "../webhooks/env.ts";
 import { ListenHub } from "../webhooks/listen/hub.ts";
 import { listenSettings } from "../webhooks/listen/settings.ts";
 import type { HostResolver } from "../webhooks/subscriptions/url-policy.ts";
+import { openTelemetry, type Telemetry } from "../observability/telemetry.ts";
+import { VERSION } from "../version.ts";
 
 /** Process-wide state the shutdown sequence and /readyz share. */
 export interface Lifecycle {
@@ -72,6 +74,8 @@ export interface AppDeps {
   webhooks: WebhookEnv;
   /** The listen streams this process holds (webhooks/listen/hub.ts). */
   listenHub: ListenHub;
+  /** Prometheus metrics (METRICS_PORT) and OpenTelemetry traces (OTEL_*), each a no-op when off. */
+  telemetry: Telemetry;
   /** Writes buffered usage, then closes the shared store and the database; the HTTP server is closed before this. */
   close(): Promise<void>;
 }
@@ -98,12 +102,15 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const secrets = resolveSecrets(config);
   const clock = options.clock ?? systemClock;
   const metered = meteringSettings(config);
-  const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl);
+  const telemetry = await openTelemetry(config, VERSION);
+  const { tracing } = telemetry;
+  const { db, dialect, close: closeDb } = openDatabase(config.databaseUrl, { tracing });
   let store: SharedStore;
   try {
-    store = await openSharedStore({ redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes, redisLimits: config.redisLimits, keyPrefix: options.keyPrefix, clock, log });
+    store = await openSharedStore({ redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes, redisLimits: config.redisLimits, keyPrefix: options.keyPrefix, clock, log, tracing });
   } catch (error) {
     await closeDb();
+    await telemetry.close();
     throw error;
   }
   const limiter = new RateLimiter(store);
@@ -113,6 +120,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   } catch (error) {
     await store.close();
     await closeDb();
+    await telemetry.close();
     throw error;
   }
   const cursors = createCursorSeal(secrets.session);
@@ -132,6 +140,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     cursors,
     invalidations,
     hostResolver: options.hostResolver,
+    telemetry: { metrics: telemetry.metrics, tracing },
     catalogVersion: async () => (await datasetMeta.current()).dataset_version,
   });
   return {
@@ -168,14 +177,18 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       datasetMeta,
       lookupIndexes: new LookupIndexes(db, { log }),
       snapshotUrl: `${config.publicOrigins[0]}/v1/snapshot`,
+      telemetry: { metrics: telemetry.metrics, tracing },
     },
     webhooks,
     listenHub: new ListenHub(webhooks, listenSettings(config), lifecycle),
+    telemetry,
     async close() {
       await ledger.close();
       await invalidations.close();
       await store.close();
       await closeDb();
+      // Last: the spans of the closing statements go out too.
+      await telemetry.close();
     },
   };
 }
@@ -190,5 +203,6 @@ export function catalogApi(deps: AppDeps): DataApi<CatalogRouteEnv> {
     cursors: deps.cursors,
     config: deps.config,
     log: deps.log,
+    metrics: deps.telemetry.metrics,
   };
 }

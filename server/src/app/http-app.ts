@@ -1,4 +1,6 @@
+import type { IncomingMessage } from "node:http";
 import { assertBodySize, H3 } from "h3";
+import { requestFacts } from "../observability/requests.ts";
 import { refuseCrossSiteCookieWrite } from "../access/cross-site.ts";
 import { DATA_ROUTES } from "../catalog/routes/index.ts";
 import { mountDataRoutes } from "../data-api/mount.ts";
@@ -32,10 +34,18 @@ export function createApp(deps: AppDeps, options: { directAnswers?: boolean } = 
   // The access log is the only onResponse work, and h3 adds promise hops for the hook: leave it out
   // when the level drops request lines anyway.
   const logRequests = deps.log.isLevelEnabled("info");
+  const observing = deps.telemetry.metrics.enabled || deps.telemetry.tracing !== null;
   const app = new H3({
     silent: true,
     onRequest(event) {
       if (logRequests) event.context.startedAt = performance.now();
+      // Observed (metrics, traces): the route matched and the request id are read from the context
+      // when the answer is done (observability/requests.ts).
+      const nodeRequest = observing ? (event.runtime?.node?.req as IncomingMessage | undefined) : undefined;
+      if (nodeRequest) {
+        const facts = requestFacts(nodeRequest);
+        if (facts) facts.context = event.context;
+      }
       // On every success; an error answer gets both from its renderer (errorResponse, and tRPC's
       // responseMeta for the errors it answers itself), so nothing is staged on errHeaders per request.
       event.res.headers.set("x-request-id", requestIdOf(event));

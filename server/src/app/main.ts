@@ -1,4 +1,4 @@
-import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
+import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createDeps } from "./deps.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -10,6 +10,10 @@ import { startAuthJobs, startCatalogue, startWebhooks } from "./background.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { catalogCommands } from "./commands/catalog.ts";
 import { COMMIT, RUNTIME, VERSION } from "../version.ts";
+import { colourFor, forStream, readyBanner } from "./banner.ts";
+import { writeAfterLogLines } from "../log.ts";
+import { metricsReadings } from "./metrics-readings.ts";
+import { startMetricsListener } from "../observability/metrics-listener.ts";
 
 const serve = defineCommand({
   meta: { name: "serve", description: "Start the HTTP server (the default command)" },
@@ -45,9 +49,18 @@ const serve = defineCommand({
       await running.close();
     });
     deps.log.info(
-      { url: running.url, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
+      { url: running.url, metrics_url: running.metricsUrl, version: VERSION, commit: COMMIT, runtime: RUNTIME, database: deps.dialect, redis: Boolean(deps.store.redis), sms: config.smsProvider ?? "not configured" },
       "ir21 server listening",
     );
+    // A person at a terminal gets where to go in a few lines, after the log lines written so far; a pipe
+    // (a supervisor, a container's log) gets the JSON lines only.
+    if (process.stdout.isTTY) {
+      const datasetVersion = (await deps.datasetMeta.current().catch(() => null))?.dataset_version ?? "unknown";
+      writeAfterLogLines(
+        deps.log,
+        readyBanner({ url: running.url, metricsUrl: running.metricsUrl, version: VERSION, database: deps.dialect === "mysql" ? "MySQL/MariaDB" : "SQLite", datasetVersion }, colourFor(process.stdout)),
+      );
+    }
   },
 });
 
@@ -59,11 +72,17 @@ const worker = defineCommand({
     logProcessWarnings(deps.log);
     await migrateEmbedded(deps);
     const webhooks = startWebhooks(deps);
+    // A worker's deliveries are counted where they happen: METRICS_PORT serves its metrics too.
+    const metrics =
+      deps.config.metrics.port === null
+        ? null
+        : await startMetricsListener(deps.telemetry.metrics, metricsReadings(deps), { port: deps.config.metrics.port, host: deps.config.metrics.host }, deps.log);
     stopOnSignal(deps.log, async () => {
       await webhooks.stop();
+      await metrics?.close();
       await deps.close();
     });
-    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner }, "ir21 webhook worker running");
+    deps.log.info({ database: deps.dialect, owner: webhooks.worker?.owner, metrics_url: metrics?.url ?? null }, "ir21 webhook worker running");
   },
 });
 
@@ -102,6 +121,11 @@ async function commandFor(rawArgs: string[]): Promise<[CommandDef, CommandDef | 
     current = await resolveValue(next);
   }
   return [current, parent];
+}
+
+/** `--help` for a command, in colour only on a terminal without NO_COLOR (banner.ts colourFor). */
+async function showUsage(cmd: CommandDef, parent?: CommandDef): Promise<void> {
+  process.stdout.write(`${forStream(await renderUsage(cmd, parent), process.stdout)}\n\n`);
 }
 
 /** Entry point of the `ir21-server` binary: `serve` when no command is given. */

@@ -9,12 +9,17 @@ import { serveOnNode } from "../data-api/lane.ts";
 import { guardConnections, refuseWithoutHost, type DrainLimits } from "../http/connections.ts";
 import { answerAtEndOfTurn } from "../http/end-of-turn.ts";
 import { ReasonPhraseResponse } from "../http/status-line.ts";
+import { startMetricsListener, type MetricsListener } from "../observability/metrics-listener.ts";
+import { observeRequests } from "../observability/requests.ts";
+import { metricsReadings } from "./metrics-readings.ts";
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:8787 */
   url: string;
   port: number;
   server: Server;
+  /** Prometheus's listener's URL (METRICS_PORT), e.g. http://127.0.0.1:9464/metrics; null when metrics are off. */
+  metricsUrl: string | null;
   /**
    * Graceful stop: refuse new connections, let in-flight requests finish (up to the shutdown timeout,
    * then cut them), then close the database and shared store.
@@ -43,7 +48,10 @@ export async function startServer(
   const lookupLane = hooks.lookupOnNode === false ? null : serveOnNode(lookupRoute, catalogApi(deps));
   // Answers' status lines carry their reason phrase, whichever way they went (http/status-line.ts).
   // A request without Host is refused by the edge with the error body, not by node with an empty one.
-  const handler: RequestListener = lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp;
+  const routed: RequestListener = lookupLane ? (req, res) => lookupLane(req, res) || toApp(req, res) : toApp;
+  // Every request counted and timed by route and status, and traced, whichever way it went (the
+  // listener as it is when metrics and traces are off: observability/requests.ts).
+  const handler = observeRequests(routed, deps.telemetry);
   const server = createServer({ ServerResponse: ReasonPhraseResponse, requireHostHeader: false }, refuseWithoutHost(handler));
   // Slowloris bounds: a client must send its headers, and its whole request, within these.
   server.headersTimeout = 20_000;
@@ -75,6 +83,16 @@ export async function startServer(
       );
     });
   }
+  // Prometheus on its own listener (METRICS_PORT), never on the public port.
+  let metricsListener: MetricsListener | null = null;
+  if (deps.config.metrics.port !== null) {
+    try {
+      metricsListener = await startMetricsListener(deps.telemetry.metrics, metricsReadings(deps), { port: deps.config.metrics.port, host: deps.config.metrics.host }, deps.log);
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+  }
   const { port } = server.address() as AddressInfo;
   const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
 
@@ -90,9 +108,10 @@ export async function startServer(
       await drained;
       clearInterval(reaper);
       clearTimeout(deadline);
+      await metricsListener?.close();
       await hooks.beforeClose?.();
       await deps.close();
     })());
 
-  return { url: `http://${host}:${port}`, port, server, close };
+  return { url: `http://${host}:${port}`, port, server, metricsUrl: metricsListener?.url ?? null, close };
 }

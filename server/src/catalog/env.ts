@@ -5,6 +5,7 @@ import type { Logger } from "../log.ts";
 import type { LookupIndexes } from "./lookup/lookup-index.ts";
 import type { DatasetMetaSource } from "./model/dataset-meta.ts";
 import type { CatalogSettings } from "./settings.ts";
+import type { ImportTelemetry } from "./import/import.ts";
 
 /**
  * What the catalogue's start-up, jobs and routes are given, built once by the wiring (app/deps.ts).
@@ -25,4 +26,6 @@ export interface CatalogEnv {
   lookupIndexes: LookupIndexes;
   /** Where subscribers reload the whole catalogue: the URL `ir21.catalog.updated` carries. */
   snapshotUrl: string;
+  /** Imports counted and timed (METRICS_PORT) and traced (OTEL_*); no-ops when off. */
+  telemetry: ImportTelemetry;
 }

@@ -10,6 +10,7 @@ import type { Metering } from "../metering/metering.ts";
 import { Utf8Builder } from "../utf8-builder.ts";
 import { endpointName, type DataRoute, type JsonOutput, type Projection } from "./route.ts";
 import type { DatasetVersions, PinnedVersion } from "./versions.ts";
+import type { MeteringMetrics } from "../observability/metrics.ts";
 
 /**
  * What the data API needs to answer a domain's routes, built once by the wiring (app/deps.ts): the
@@ -24,6 +25,8 @@ export interface DataApi<E> {
   cursors: CursorSeal;
   config: Pick<Config, "secureCookies" | "trustProxy">;
   log: Logger;
+  /** Admitted queries and refusals counted (METRICS_PORT); absent or a no-op when off. */
+  metrics?: MeteringMetrics;
 }
 
 /** h3's content type for a JSON answer (its jsonHeaders), so the serialised answers and the generic ones answer alike. */

@@ -7,6 +7,7 @@ import { errorAnswer, logIfUnexpected, toContractError } from "../http/errors.ts
 import { meter, type MeteredCall } from "./metered.ts";
 import { inboundRequestId } from "../http/request-id.ts";
 import { newId } from "../ids.ts";
+import { requestFacts } from "../observability/requests.ts";
 import { VERSION_LABEL } from "../version.ts";
 import { costOf, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataApi } from "./answer.ts";
 import { endpointName, type DataRoute } from "./route.ts";
@@ -49,6 +50,12 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
   async function answer(req: IncomingMessage, res: ServerResponse, query: string, apiKey: string | null): Promise<void> {
     const started = logRequests ? performance.now() : 0;
     const requestId = inboundRequestId((name) => req.headers[name] as string | undefined) ?? newId("req");
+    // Observed (metrics, traces): the route and the request id, for the wrapper (observability/requests.ts).
+    const facts = requestFacts(req);
+    if (facts) {
+      facts.route = path;
+      facts.requestId = requestId;
+    }
     let rateLimit: Record<string, string> = {};
     const call: MeteredCall = {
       // A request with a session cookie and no API key is not taken (below).

@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { toContractError } from "../http/errors.ts";
 import type { Metering } from "../metering/metering.ts";
+import type { MeteringMetrics } from "../observability/metrics.ts";
 
 /**
  * What metering needs of a request and its answer, whichever server layer carries it: h3's event
@@ -30,14 +31,23 @@ export interface MeteredCall {
  */
 export async function meter<T>(
   call: MeteredCall,
-  deps: { access: AccessResolver; metering: Metering },
+  deps: { access: AccessResolver; metering: Metering; metrics?: MeteringMetrics },
   endpoint: string,
   run: (access: Access) => Promise<T>,
   options: { cost?: number } = {},
 ): Promise<T> {
-  const access = await deps.access.resolve(call.credentials);
-  const request = { access, ip: call.ip, endpoint, cost: options.cost };
-  const { headers } = await deps.metering.admit(request);
+  let access: Access;
+  let headers: Record<string, string>;
+  let request: { access: Access; ip: string | null; endpoint: string; cost: number | undefined };
+  try {
+    access = await deps.access.resolve(call.credentials);
+    request = { access, ip: call.ip, endpoint, cost: options.cost };
+    ({ headers } = await deps.metering.admit(request));
+  } catch (error) {
+    // Refused before it ran: bad credentials, the rate limit, the quota (docs/operations.md "Metrics and traces").
+    deps.metrics?.meteringRefusal(endpoint, toContractError(error).code);
+    throw error;
+  }
   // On the answer whatever it turns out to be: a query that fails after admission still counted.
   // A success carries them from here; an error answer only when the query fails, so error answers'
   // headers are not staged on every request.
@@ -47,11 +57,14 @@ export async function meter<T>(
     result = await run(access);
   } catch (error) {
     call.stageForError(headers);
+    deps.metrics?.meteredQuery(endpoint, "failed");
     await deps.metering.settle({ ...request, status: toContractError(error).status });
     throw error;
   }
+  const status = result instanceof Response ? result.status : 200;
+  deps.metrics?.meteredQuery(endpoint, status < 300 ? "charged" : "failed");
   try {
-    await deps.metering.settle({ ...request, status: result instanceof Response ? result.status : 200 });
+    await deps.metering.settle({ ...request, status });
   } catch (error) {
     call.stageForError(headers);
     throw error;
@@ -67,7 +80,7 @@ export async function meter<T>(
  */
 export function meteredQuery<T>(
   event: H3Event,
-  deps: { access: AccessResolver; metering: Metering; config: Pick<Config, "secureCookies" | "trustProxy"> },
+  deps: { access: AccessResolver; metering: Metering; metrics?: MeteringMetrics; config: Pick<Config, "secureCookies" | "trustProxy"> },
   endpoint: string,
   run: (access: Access) => Promise<T>,
   options: { cost?: number } = {},

@@ -1,11 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
-import { CompiledQuery, Kysely, MysqlAdapter, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
+import { CompiledQuery, Kysely, MysqlAdapter, type Dialect as KyselyDialect, SqliteDialect, sql, type CreateTableBuilder, type InsertQueryBuilder, type InsertResult } from "kysely";
 import { createPool } from "mysql2";
 import type { Database } from "./schema.ts";
 import { LeaseMysqlDialect } from "./migration-lease.ts";
 import { withStatementCache } from "./statement-cache.ts";
+import { tracedDialect } from "../observability/database.ts";
+import type { Tracing } from "../observability/tracing.ts";
 
 export type Dialect = "sqlite" | "mysql";
 export type Db = Kysely<Database>;
@@ -22,7 +24,9 @@ export interface DatabaseHandle {
  * @example
  * const { db, close } = openDatabase("file:data/ir21.sqlite");
  */
-export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+export function openDatabase(url: string, options: { poolSize?: number; tracing?: Tracing | null } = {}): DatabaseHandle {
+  // With tracing, every statement is a span (observability/database.ts); without, the dialect as it is.
+  const traced = (dialect: KyselyDialect, system: Dialect) => (options.tracing ? tracedDialect(dialect, options.tracing, system) : dialect);
   if (/^(mysql|mariadb):\/\//.test(url)) {
     const pool = createPool({
       uri: url.replace(/^mariadb:/, "mysql:"),
@@ -35,12 +39,12 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       decimalNumbers: true,
     });
     const db = new Kysely<Database>({
-      dialect: new LeaseMysqlDialect({
+      dialect: traced(new LeaseMysqlDialect({
         pool,
         // Every connection starts at READ COMMITTED, the level write transactions run at (transaction.ts),
         // so a transaction needs no SET TRANSACTION round trip of its own.
         onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"))),
-      }),
+      }), "mysql"),
     });
     readCommittedSessions.add(db);
     return { db, dialect: "mysql", close: () => db.destroy() };
@@ -53,7 +57,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   // Each SQL text is prepared once and its statement reused (statement-cache.ts).
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: traced(new SqliteDialect({ database: withStatementCache(sqlite) }), "sqlite") });
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }
 
@@ -67,6 +71,25 @@ const readCommittedSessions = new WeakSet<Kysely<any>>();
  */
 export function sessionsReadCommitted(db: Kysely<any>): boolean {
   return readCommittedSessions.has(db);
+}
+
+/**
+ * Whether the database answers a `SELECT 1` within `withinMs`, and how long it took (the metrics'
+ * `ir21_database_up`); never throws.
+ */
+export async function pingDatabase(db: Kysely<any>, withinMs = 2_000): Promise<{ up: boolean; seconds: number }> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
+  const up = await Promise.race([
+    sql`select 1`.execute(db).then(
+      () => true,
+      () => false,
+    ),
+    timeout,
+  ]);
+  clearTimeout(timer);
+  return { up, seconds: (performance.now() - started) / 1000 };
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

@@ -1,5 +1,6 @@
 import { Cluster, ReplyError, type ClusterOptions, type Command, type Redis, type RedisOptions } from "ioredis";
 import type { RedisCircuit } from "./redis-circuit.ts";
+import type { Tracing } from "../observability/tracing.ts";
 import type { RedisOutageLog } from "./redis-outage-log.ts";
 
 /** How long the server waits for Redis, and how long it stops trying after a failure (README "Configuration"). */
@@ -90,7 +91,7 @@ type SendCommand = (command: Command, ...rest: unknown[]) => unknown;
  * (AUTH, CLIENT SETNAME, the INFO or CLUSTER INFO ready check, sent while its status is `connect`)
  * always passes: it is how the client finds Redis again.
  */
-export function gateCommands(client: Redis | Cluster, circuit: RedisCircuit): void {
+export function gateCommands(client: Redis | Cluster, circuit: RedisCircuit, tracing: Tracing | null = null): void {
   const send = client.sendCommand.bind(client) as SendCommand;
   const gated: SendCommand = (command, ...rest) => {
     if (client.status === "connect") return send(command, ...rest);
@@ -99,9 +100,21 @@ export function gateCommands(client: Redis | Cluster, circuit: RedisCircuit): vo
       command.reject(new RedisUnavailableError());
       return command.promise;
     }
+    // One span per command sent, ended by its answer (docs/operations.md "Metrics and traces").
+    const span = tracing?.leafSpan(command.name.toUpperCase(), { "db.system.name": "redis", "db.operation.name": command.name.toUpperCase() }, "client");
     command.promise.then(
-      () => circuit.succeeded(admission),
-      (error: unknown) => (meansUnavailable(error) ? circuit.failed(admission, error) : circuit.succeeded(admission)),
+      () => {
+        span?.end();
+        circuit.succeeded(admission);
+      },
+      (error: unknown) => {
+        if (span) {
+          span.fail(error);
+          span.end();
+        }
+        if (meansUnavailable(error)) circuit.failed(admission, error);
+        else circuit.succeeded(admission);
+      },
     );
     return send(command, ...rest);
   };

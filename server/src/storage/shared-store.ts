@@ -7,6 +7,7 @@ import { createLogger, type Logger } from "../log.ts";
 import { RedisCircuit } from "./redis-circuit.ts";
 import { boundedClusterOptions, boundedRedisOptions, connectWithin, CONNECT_WAIT_MS, DEFAULT_REDIS_LIMITS, gateCommands, watchConnection, type RedisLimits } from "./redis-connection.ts";
 import { RedisOutageLog } from "./redis-outage-log.ts";
+import type { Tracing } from "../observability/tracing.ts";
 
 /**
  * Shared ephemeral state: an unstorage cache (memory in one process, Redis across instances) and,
@@ -45,6 +46,8 @@ export interface SharedStoreOptions {
   clock?: Clock;
   /** Where Redis outages are reported (one line each, then summaries); silent when not given. */
   log?: Logger;
+  /** With tracing, every Redis command is a span (storage/redis-connection.ts gateCommands). */
+  tracing?: Tracing | null;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function openSharedStore(options: SharedStoreOptions): Promise<Shar
   const redis = driver.getInstance!() as Redis | Cluster;
   const circuit = new RedisCircuit({ clock, openMs: limits.circuitOpenMs });
   const outages = new RedisOutageLog(options.log ?? createLogger({ level: "silent", destination: { write: () => undefined } }), clock, circuit);
-  gateCommands(redis, circuit);
+  gateCommands(redis, circuit, options.tracing ?? null);
   watchConnection(redis, "commands", outages, circuit);
   // Not reachable now: start anyway (the "close" of the failed attempt has opened the circuit and
   // logged it); ioredis keeps trying.

@@ -5,6 +5,8 @@ import type { CursorSeal } from "../cursors.ts";
 import type { Db } from "../db/db.ts";
 import type { Logger } from "../log.ts";
 import type { InvalidationBus } from "../storage/invalidations.ts";
+import { NO_METRICS, type DeliveryMetrics } from "../observability/metrics.ts";
+import type { Tracing } from "../observability/tracing.ts";
 import { createSecretBox, type SecretBox, type SecretBoxKeys } from "./subscriptions/secret-box.ts";
 import { createUrlPolicy, systemResolver, type HostResolver, type UrlPolicy } from "./subscriptions/url-policy.ts";
 
@@ -23,6 +25,8 @@ export interface WebhookEnv {
   invalidations: Pick<InvalidationBus, "publish" | "on">;
   /** The catalogue's current dataset version, which test events carry (the wiring asks the catalogue). */
   catalogVersion(): Promise<string>;
+  /** Deliveries counted and timed (METRICS_PORT) and traced (OTEL_*); no-ops when off. */
+  telemetry: { metrics: DeliveryMetrics; tracing: Tracing | null };
 }
 
 /**
@@ -52,6 +56,7 @@ export function createWebhookEnv(deps: {
   invalidations: WebhookEnv["invalidations"];
   catalogVersion: WebhookEnv["catalogVersion"];
   hostResolver?: HostResolver;
+  telemetry?: WebhookEnv["telemetry"];
 }): WebhookEnv {
   const queued = new EventEmitter();
   queued.setMaxListeners(100);
@@ -65,5 +70,6 @@ export function createWebhookEnv(deps: {
     cursors: deps.cursors,
     invalidations: deps.invalidations,
     catalogVersion: deps.catalogVersion,
+    telemetry: deps.telemetry ?? { metrics: NO_METRICS, tracing: null },
   };
 }

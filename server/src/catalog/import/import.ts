@@ -13,6 +13,8 @@ import type { CandidateDataset, RecordSource } from "../model/records.ts";
 import type { ChangeTable } from "../model/tables.ts";
 import { currentVersion, formatVersion, type StoredVersion } from "../model/versions.ts";
 import { isRegisterSource } from "./national-registers.ts";
+import type { ImportMetrics } from "../../observability/metrics.ts";
+import type { SpanHandle, Tracing } from "../../observability/tracing.ts";
 
 /**
  * Importing a dataset (docs/catalog.md "Imports"): diff a complete candidate against the current
@@ -26,11 +28,19 @@ import { isRegisterSource } from "./national-registers.ts";
  * the webhook fan-out can use the change log as an outbox (cursor = last seq processed).
  */
 
+/** What an import reports to the server's metrics and traces (observability/); absent in one-shot tools. */
+export interface ImportTelemetry {
+  metrics: ImportMetrics;
+  tracing: Tracing | null;
+}
+
 export interface ImportTarget {
   db: Db;
   clock: Clock;
   /** Invalidated after a new version commits, so this instance's envelopes switch at once. */
   datasetMeta?: DatasetMetaSource;
+  /** Counted, timed and traced when given (the server's env has it). */
+  telemetry?: ImportTelemetry;
 }
 
 export interface ImportProgress {
@@ -342,6 +352,29 @@ class BaseMoved extends Error {}
  * // { created: true, version: "2026-11-23.000001", events: 1, resetReason: "initial_import", … }
  */
 export async function importDataset(target: ImportTarget, candidate: CandidateDataset, options: ImportOptions = {}): Promise<ImportResult> {
+  const telemetry = target.telemetry;
+  if (!telemetry) return importOnce(target, candidate, options);
+  const started = performance.now();
+  const run = (span?: SpanHandle) =>
+    importOnce(target, candidate, options).then(
+      (result) => {
+        span?.setAttribute("ir21.dataset.version", result.version);
+        span?.setAttribute("ir21.import.created", result.created);
+        span?.setAttribute("ir21.import.events", result.events);
+        telemetry.metrics.importFinished(result.created ? "created" : "unchanged", (performance.now() - started) / 1000, target.clock.now().getTime());
+        return result;
+      },
+      (error: unknown) => {
+        telemetry.metrics.importFinished("failed", (performance.now() - started) / 1000, target.clock.now().getTime());
+        throw error;
+      },
+    );
+  return telemetry.tracing
+    ? telemetry.tracing.inSpan("catalog.import", { "ir21.import.source_mode": candidate.sourceMode, "ir21.import.holder": options.holder ?? "import" }, run)
+    : run();
+}
+
+async function importOnce(target: ImportTarget, candidate: CandidateDataset, options: ImportOptions): Promise<ImportResult> {
   const db = target.db as unknown as Kysely<any>;
   for (let attempt = 1; ; attempt++) {
     // Plan outside the transaction (reads only), then write under the lock if nobody else committed a

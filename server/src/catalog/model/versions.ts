@@ -85,3 +85,9 @@ export async function findVersionBySeq(db: Db, seq: number): Promise<StoredVersi
   const row = await db.selectFrom("dataset_versions").selectAll().where("seq", "=", seq).executeTakeFirst();
   return row ? fromVersionRow(row) : null;
 }
+
+/** The current version's name, sequence number and ingestion time, without its sources (the metrics read it at each scrape). */
+export async function currentVersionStamp(db: Db): Promise<{ version: string; seq: number; ingestedAt: number } | null> {
+  const row = await db.selectFrom("dataset_versions").select(["version", "seq", "ingested_at"]).orderBy("seq", "desc").limit(1).executeTakeFirst();
+  return row ? { version: row.version, seq: Number(row.seq), ingestedAt: Number(row.ingested_at) } : null;
+}

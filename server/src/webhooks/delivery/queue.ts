@@ -469,3 +469,31 @@ export async function purgeFinishedDeliveries(db: Db, input: { now: number; rete
   });
   return ids.length;
 }
+
+/** The pending deliveries at `now`: due (or overdue), scheduled for a later retry, and the oldest one's age. */
+export interface QueueSummary {
+  due: number;
+  scheduled: number;
+  oldestPendingAgeSeconds: number;
+}
+
+/**
+ * What the metrics report of the delivery queue at a scrape (docs/operations.md "Metrics and traces"):
+ * one aggregate over the pending rows, which the `(status, next_attempt_at)` index finds.
+ * @example
+ * const { due, scheduled } = await queueSummary(db, clock.now().getTime());
+ */
+export async function queueSummary(db: Db, now: number): Promise<QueueSummary> {
+  const row = await db
+    .selectFrom("webhook_deliveries")
+    .select((eb) => [
+      eb.fn.countAll<number>().as("pending"),
+      eb.fn.sum<number | null>(eb.case().when("next_attempt_at", "<=", now).then(1).else(0).end()).as("due"),
+      eb.fn.min<number | null>("created_at").as("oldest"),
+    ])
+    .where("status", "=", "pending")
+    .executeTakeFirstOrThrow();
+  const pending = Number(row.pending);
+  const due = Number(row.due ?? 0);
+  return { due, scheduled: pending - due, oldestPendingAgeSeconds: row.oldest === null ? 0 : Math.max(0, (now - Number(row.oldest)) / 1000) };
+}

@@ -7,6 +7,10 @@ import { nextRetryDelayMs } from "./schedule.ts";
 import { DEFAULT_SEND_LIMITS, sendWebhook, type SendLimits, type SendResult } from "./sender.ts";
 import { deliveryHeaders } from "./signing.ts";
 import type { WebhookEnv } from "../env.ts";
+import type { SpanHandle } from "../../observability/tracing.ts";
+
+/** What a claim read for a delivery (its row, its subscription, the secrets opened for the claim). */
+type LoadedForDelivery = { row: ClaimedDelivery | undefined; target: DeliveryTarget | undefined; secrets?: Map<string, { secret: string; previousSecret: string | null }> };
 
 /** Under a backlog, how long (real time) free lanes wait for others to free up before claiming together. */
 const GATHER_MS = 5;
@@ -346,11 +350,15 @@ export class DeliveryWorker {
    * Sends one claimed delivery and records the attempt under the claim's fence. `loaded` is what the
    * claim read for it (its row, its subscription); without it, it is read here.
    */
-  async deliver(
-    claim: Claim,
-    loaded?: { row: ClaimedDelivery | undefined; target: DeliveryTarget | undefined; secrets?: Map<string, { secret: string; previousSecret: string | null }> },
-  ): Promise<void> {
+  async deliver(claim: Claim, loaded?: LoadedForDelivery): Promise<void> {
+    const tracing = this.#env.telemetry.tracing;
+    if (!tracing) return this.#deliver(claim, loaded, null);
+    return tracing.inSpan("webhook.deliver", { "ir21.delivery.id": claim.deliveryId, "ir21.subscription.id": claim.subscriptionId }, (span) => this.#deliver(claim, loaded, span), "client");
+  }
+
+  async #deliver(claim: Claim, loaded: LoadedForDelivery | undefined, span: SpanHandle | null): Promise<void> {
     const { db, clock, log, box, policy } = this.#env;
+    const { metrics } = this.#env.telemetry;
     try {
       if (!loaded) {
         const read = await loadClaimed(db, [claim]);
@@ -361,6 +369,8 @@ export class DeliveryWorker {
       const startedAt = clock.now().getTime();
       if (!target || !target.enabled || !target.secret_sealed) {
         const written = await this.#recorder.record({ kind: "cancel", claim, now: startedAt, reason: "cancelled: the subscription is disabled or deleted" });
+        metrics.delivery(written ? "cancelled" : "dropped", 0);
+        span?.setAttribute("ir21.delivery.outcome", written ? "cancelled" : "dropped");
         if (!written) log.warn({ delivery_id: claim.deliveryId, owner: this.owner }, "webhook delivery cancellation dropped: the lease expired or the delivery changed meanwhile");
         return;
       }
@@ -419,10 +429,19 @@ export class DeliveryWorker {
         },
         outcome: ok ? { status: "delivered", nextAttemptAt: null } : delay === null ? { status: "failed", nextAttemptAt: null } : { status: "pending", nextAttemptAt: now + delay },
       });
+      const outcome = !written ? "dropped" : ok ? "delivered" : delay === null ? "failed" : "retrying";
+      metrics.delivery(outcome, result.durationMs / 1000);
+      span?.setAttribute("ir21.delivery.outcome", outcome);
+      span?.setAttribute("ir21.delivery.attempt", attemptsMade);
+      span?.setAttribute("ir21.event.id", row.event_id);
+      if (result.status !== null) span?.setAttribute("http.response.status_code", result.status);
+      if (!ok) span?.fail(new Error(result.error ?? `answered ${result.status}`));
       if (!written) log.warn({ delivery_id: claim.deliveryId, owner: this.owner }, "webhook delivery result dropped: the lease expired or the delivery changed meanwhile");
       else if (!ok) log.info({ delivery_id: claim.deliveryId, attempt: attemptsMade, status: result.status, error: result.errorCode }, "webhook attempt failed");
     } catch (error) {
       // The lease expires and another round retries; nothing is lost.
+      metrics.delivery("dropped", 0);
+      span?.fail(error);
       log.error({ err: error, delivery_id: claim.deliveryId }, "webhook delivery crashed");
     }
   }

@@ -185,3 +185,9 @@ export async function renewLeases(db: Db, input: { ids: string[]; holder: string
   if (input.ids.length === 0) return;
   await writeTransaction(db, (trx) => trx.updateTable("webhook_listen_sessions").set({ lease_until: input.until }).where("id", "in", input.ids).where("holder", "=", input.holder).where("status", "=", "open").execute());
 }
+
+/** Open listen sessions of the whole deployment (the metrics' `ir21_listen_sessions_open`). */
+export async function countOpenListenSessions(db: Db): Promise<number> {
+  const row = await db.selectFrom("webhook_listen_sessions").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "open").executeTakeFirstOrThrow();
+  return Number(row.n);
+}
