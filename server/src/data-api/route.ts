@@ -72,6 +72,12 @@ export interface DataRoute<I = any, E = any> {
   output: JsonOutput | FileOutput;
   /** Quota units a success costs (default 1). */
   cost?: (input: I) => number;
+  /**
+   * Step 6's narrowing, after the schema: the answer's data cut to what the caller asked for (the
+   * lookups' `fields=`, docs/api.md "Lookup fields"), or a 400 for what the projection cannot give.
+   * Absent: the schema's answer is the answer. A route with `serialised` narrows there too.
+   */
+  narrow?(input: I, projection: Projection, data: unknown): unknown;
   /** The answer's data (through step 6's schema), or a {@link FileAnswer} for a file route. */
   handle(ctx: RouteContext<I, E>): Promise<unknown>;
   /**
