@@ -69,3 +69,4 @@ app.get<{ Querystring: { number?: string } }>(
   },
 );
 await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });
+process.once("SIGTERM", () => void app.close().then(() => process.exit(0)));
