@@ -36,7 +36,7 @@ describe("ir21 lookup", () => {
     const anonymous = await cli.run(["--json", "lookup", "+8613912345678"]);
     expect(anonymous.code).toBe(0);
     // The public projection of a number lookup, as docs/api.md lists it.
-    expect(Object.keys(anonymous.json()).sort()).toEqual(["country_iso2", "formats", "location", "number", "number_type", "operator", "range_holder", "range_holder_reason", "time_zones", "valid", "validation_reason"]);
+    expect(Object.keys(anonymous.json()).sort()).toEqual(["country_iso2", "formats", "location", "number", "number_type", "operator", "ported", "range_holder", "range_holder_reason", "source", "time_zones", "valid", "validation_reason"]);
 
     const national = await cli.run(["lookup", "139 1234 5678", "--country", "CN"], { env: keyEnv });
     expect(national.code).toBe(0);

@@ -249,10 +249,10 @@ describe("the packed @ir21/sdk", () => {
       ranges: [4, "China Mobile", 7],
       capabilities: [4, 5],
       changes: [1, 1, true],
-      csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,territories,successor_id,lineage,listed,source_license,source_attribution", true, true],
+      csv: [expect.stringMatching(/^ir21-operators-.+\.csv$/), "id,country_iso2,name,name_local,brand,tadig,status,source,dataset_version,territories,successor_id,lineage,listed,register_ids,source_license,source_attribution", true, true],
       snapshot: [true, true, true],
       sync: { version: true, resets: 1, applied: 0, ordered: true },
-      anonymous: ["UNAUTHORIZED", "country_iso2,formats,location,number,number_type,operator,range_holder,range_holder_reason,time_zones,valid,validation_reason"],
+      anonymous: ["UNAUTHORIZED", "country_iso2,formats,location,number,number_type,operator,ported,range_holder,range_holder_reason,source,time_zones,valid,validation_reason"],
     });
     expect(report.webhooks).toEqual({
       eventId: "evt_consumer_1",
@@ -348,7 +348,9 @@ describe("the packed @ir21/cli, installed globally into an empty prefix", () => 
       const manifest = JSON.parse(readFileSync(join(installedDir, "package.json"), "utf8"));
       expect(manifest.version).toBe(serverVersion);
       // (node_modules there is pnpm's: the package's own .bin.)
-      expect(readdirSync(installedDir).filter((entry) => entry !== "node_modules").sort()).toEqual(["LICENSE", "bin", "dist", "package.json"]);
+      // data/: the national registers the server embeds (server/data/registers, compressed, with their manifest).
+      expect(readdirSync(installedDir).filter((entry) => entry !== "node_modules").sort()).toEqual(["LICENSE", "bin", "data", "dist", "package.json"]);
+      expect(readdirSync(join(installedDir, "data/registers")).sort()).toEqual(readdirSync(new URL("../../server/data/registers/", import.meta.url)).sort());
       const names = serverInstalled.packages;
       expect(names).toEqual(expect.arrayContaining(Object.keys(manifest.dependencies)));
       expect(names.filter((name) => /^(tsx|esbuild|tsdown|vitest|redoc|@types\/better-sqlite3)$/.test(name))).toEqual([]);

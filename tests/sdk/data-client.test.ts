@@ -158,7 +158,7 @@ describe("data client against a live server: every endpoint", () => {
     expect(download.contentType).toMatch(/^text\/csv/);
     const text = await new Response(download.body).text();
     const lines = text.trimEnd().split("\r\n");
-    expect(lines[0]).toBe("id,plan,kind,country_iso2,prefix,start,end,mcc,mnc,operator_id,network_id,range_holder,range_holder_local,source,dataset_version,source_license,source_attribution");
+    expect(lines[0]).toBe("id,plan,kind,country_iso2,prefix,start,end,mcc,mnc,operator_id,network_id,range_holder,range_holder_local,source,dataset_version,source_date,status,range_holder_id,source_license,source_attribution");
     expect(lines).toHaveLength(9);
     expect(progress.at(-1)).toBe(new TextEncoder().encode(text).byteLength);
     const again = await ir21.exportCsv("number-ranges", { ifNoneMatch: download.etag! });
@@ -215,6 +215,9 @@ describe("data client access and errors", () => {
       range_holder: "China Mobile",
       range_holder_reason: null,
       operator: { id: "cn.china-mobile", country_iso2: "CN", name: "China Mobile" },
+      // Where the answer comes from is public: the demo dataset, undated (it is no publication).
+      source: { id: "demo", name: expect.stringContaining("NOT real operator data"), date: null, status: null },
+      ported: null,
     });
     expect(Object.keys((await ir21.operators.get("gb.ee")).data).sort()).toEqual(["country_iso2", "id", "name", "networks"]);
     const refused = await ir21.numberRanges.list().catch((e: unknown) => e);

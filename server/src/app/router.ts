@@ -23,4 +23,13 @@ export function createAppRouter(envs: { auth: AuthEnv; console: ConsoleEnv; cont
   });
 }
 
-export type AppRouter = ReturnType<typeof createAppRouter>;
+/**
+ * Never called: its inferred return type is what declarations print for {@link AppRouter}, the routers'
+ * procedures spelled out, without createAppRouter's parameter. `ReturnType<typeof createAppRouter>`
+ * would carry the domains' envs (the store, ioredis, pino, Kysely) into the SDK's published types.
+ */
+function appRouterShape() {
+  return createAppRouter(undefined as never);
+}
+
+export type AppRouter = ReturnType<typeof appRouterShape>;

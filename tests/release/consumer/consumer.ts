@@ -103,6 +103,7 @@ import {
   EVENT_TYPES as WEBHOOK_EVENT_TYPES,
   isWebhookVerificationError,
   MemoryIdempotencyStore,
+  STANDARD_WEBHOOK_HEADERS,
   verifyExpressRequest,
   verifyH3Event,
   verifyNodeRequest,
@@ -123,6 +124,7 @@ import {
   type MemoryIdempotencyStoreOptions,
   type NodeRequestLike,
   type VerifyRequestOptions,
+  type WebhookScheme,
   type VerifyWebhookInput,
   type WebhookFailureCode,
   type WebhookHeaders,
@@ -418,6 +420,11 @@ async function webhookFlow() {
   const viaH3 = await verifyH3Event(h3Event, options);
   const expressRequest: ExpressRequestLike = { headers: delivery.headers, body: Buffer.from(delivery.body) };
   const viaExpress = await verifyExpressRequest(expressRequest, options);
+  // The same delivery by its Standard Webhooks headers alone (the same secret).
+  const scheme: WebhookScheme = "standard";
+  const sent = new Set(Object.keys(delivery.headers).map((name) => name.toLowerCase()));
+  const standardSent = Object.values(STANDARD_WEBHOOK_HEADERS).every((name) => sent.has(name));
+  const viaStandard = await verifyWebhook({ ...input, scheme });
 
   // A real node:http receiver, deduplicating on the event id.
   const store: IdempotencyStore = new MemoryIdempotencyStore({ maxEntries: 100 } satisfies MemoryIdempotencyStoreOptions);
@@ -453,7 +460,7 @@ async function webhookFlow() {
     eventId: event.id,
     eventType: event.type,
     knownType: WEBHOOK_EVENT_TYPES.includes(event.type) && EVENT_TYPES.length === WEBHOOK_EVENT_TYPES.length,
-    sameEverywhere: [viaRequest, viaH3, viaExpress].every((e) => e.id === event.id),
+    sameEverywhere: standardSent && [viaRequest, viaH3, viaExpress, viaStandard].every((e) => e.id === event.id),
     answers,
     tampered: isWebhookVerificationError(tampered) ? tampered.code : null,
     failureCodes: [...WEBHOOK_FAILURE_CODES],

@@ -11,6 +11,7 @@ import { currentCarrierSet, resetCarrierSet, storeCarrierSet, storeNanpa } from 
 import { buildCandidate, progressPrinter, type ImportMode } from "../../catalog/import/sources.ts";
 import { readOperatorFiles, REGISTER_FAMILIES, resetRegisterFamily, storeRegisterFiles, type RegisterFamilyId } from "../../catalog/import/national-registers.ts";
 import type { RegisterDisagreement, RegisterOverlayReport } from "../../catalog/import/register-records.ts";
+import type { NetworkFileAccounting, NetworkOverlayReport } from "../../catalog/import/network-records.ts";
 import { REGISTER_IDS, type RegisterId } from "../../catalog/import/registers/index.ts";
 import { currentVersion, listVersions, toVersionInfo } from "../../catalog/model/versions.ts";
 
@@ -33,10 +34,28 @@ function describeRegisters(report: RegisterOverlayReport): string[] {
   return lines;
 }
 
+/**
+ * What became of each MCC/MNC file's entries (network-records.ts): one line a file ending in its silent
+ * drops (0 unless an entry was lost), then every entry listed with its reason.
+ */
+export function describeNetworkFile(a: NetworkFileAccounting): string[] {
+  const listed = a.listed.filter((l) => l.reason !== "header");
+  return [
+    `  ${a.source} (${a.file}): ${a.entries} entr${a.entries === 1 ? "y" : "ies"}: ${a.networks} new network(s), ${a.updated} network(s) updated, ${a.confirmed} confirmed, ${a.merged} merged into the network of an earlier entry, ${a.imsiBlocks} IMSI block(s), ${a.listed.length} listed; silent drops: ${a.silentDrops}`,
+    ...listed.map((l) => `    entry ${l.row}: ${l.reason}: ${l.detail}`),
+  ];
+}
+
+function describeNetworks(report: ReferenceReport | null, networks: NetworkOverlayReport | undefined): string[] {
+  const files = [...(report ? [report.networkAccounting] : []), ...(networks?.files ?? [])];
+  if (files.length === 0) return [];
+  return [`Networks from the MCC/MNC sources: ${networks ? `${networks.added} added, ${networks.updated} updated and ${networks.imsiBlocks} IMSI block(s) by the lists and registers in use` : "the package's list only"}.`, ...files.flatMap(describeNetworkFile)];
+}
+
 const describeDisagreement = (d: RegisterDisagreement) =>
   `  +${d.prefix}: was "${d.was}"; ${d.source || "the register"}: ${d.register.map((h) => (h === null ? "not assigned" : `"${h}"`)).join(", ")}`;
 
-function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport): string {
+function describe(result: ImportResult, report: ReferenceReport | null, unmodelled: string[] = [], registers?: RegisterOverlayReport, networks?: NetworkOverlayReport, warnings: string[] = []): string {
   const lines = [
     result.created
       ? `Imported dataset version ${result.version} (previous: ${result.previousVersion ?? "none"}), ${result.events} event(s)${result.resetReason ? `, announced as ir21.catalog.updated (${result.resetReason})` : ""}.`
@@ -58,16 +77,18 @@ function describe(result: ImportResult, report: ReferenceReport | null, unmodell
     );
   }
   if (registers) lines.push(...describeRegisters(registers));
+  lines.push(...describeNetworks(report, networks));
   if (unmodelled.length) {
-    lines.push(`IR.21 sections not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
+    lines.push(`IR.21 elements not modelled (not imported): ${unmodelled.length}`, ...unmodelled.map((s) => `  - ${s}`));
   }
+  if (warnings.length) lines.push(`IR.21 warnings (normalised, imported): ${warnings.length}`, ...warnings.map((w) => `  - ${w}`));
   return lines.join("\n");
 }
 
 /** Builds and imports one source with progress on stderr; the summary goes to stdout. */
 export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[], options: { fullReset?: boolean } = {}): Promise<ImportResult> {
   log(`Reading ${mode} source${paths.length ? `: ${paths.join(", ")}` : ""} …`);
-  const { candidate, report, unmodelled, registers } = await buildCandidate(mode, paths, deps);
+  const { candidate, report, unmodelled, registers, networks, warnings } = await buildCandidate(mode, paths, deps);
   log("Comparing with the current version and writing changes …");
   const result = await importDataset(deps, candidate, {
     holder: `cli:${process.pid}`,
@@ -75,7 +96,7 @@ export async function runImport(deps: AppDeps, mode: ImportMode, paths: string[]
     fullReset: options.fullReset,
     onProgress: progressPrinter(log),
   });
-  console.log(describe(result, report, unmodelled, registers));
+  console.log(describe(result, report, unmodelled, registers, networks, warnings));
   return result;
 }
 
@@ -212,6 +233,8 @@ export async function runRegistersImport(deps: AppDeps, paths: string[], options
       .join(", ");
     log(`${input.name}: ${input.file.register}, dated ${input.date}${input.file.fileDate ? "" : " (as given)"}; ${r.rows.read} ${r.rows.unit}(s) read, ${r.rows.kept} kept, ${r.rows.listed} listed (${listed || "none"})`);
     log(`  blocks ${r.blocks} (${statuses || "none"}), networks ${r.networks}, other resources ${r.resources}, holders ${r.holders}; warnings ${r.warnings.length}`);
+    // Every row read is kept or listed with its reason; what the catalogue makes of the networks follows the import.
+    log(`  silent drops: ${r.rows.read - r.rows.kept - r.rows.listed + (r.rows.kept - r.blocks - r.networks - r.resources)}`);
     if (r.columns.notModelled.length) log(`  columns read but not modelled: ${r.columns.notModelled.join(", ")}`);
     for (const row of r.listed.filter((l) => l.reason !== "header" && l.reason !== "date_line" && l.reason !== "blank").slice(0, 10)) log(`  line ${row.row}: ${row.reason}: ${row.detail}`);
   }
@@ -277,7 +300,7 @@ const dataCommand = defineCommand({
               `Territory mismatches: ${audit.territory_mismatches.count} (ranges in another documented territory of their operator: ${audit.ranges_in_other_territories}); near-duplicate operators: ${audit.duplicates.length}.`,
               `Top unlinked holders: ${audit.top_unlinked_holders.slice(0, 10).map((h) => `${h.country_iso2} ${h.holder} (${h.ranges})`).join(", ")}`,
               "Sources:",
-              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}: ${age(s)}`),
+              ...audit.sources.map((s) => `  ${s.id} ${s.version ?? "-"}${s.origin ? ` (${s.origin})` : ""}${s.sample ? " SAMPLE" : ""}: ${age(s)}; licence ${s.license}`),
               ...(audit.registers.length ? ["National registers in the version:"] : []),
               ...audit.registers.map(
                 (r) =>

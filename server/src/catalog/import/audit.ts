@@ -37,7 +37,7 @@ export interface CatalogAudit {
   /** Operators of one country whose names are equal once normalised (near-duplicates). */
   duplicates: { country_iso2: string; key: string; operators: string[] }[];
   /** Every source of the version with its date, age and staleness by the caller's clock (docs/catalog.md "Sources and their dates"). */
-  sources: Array<Pick<SourceDescriptor, "id" | "package" | "version" | "published_at" | "refresh_interval_days" | "age_days" | "stale" | "origin" | "coverage">>;
+  sources: Array<Pick<SourceDescriptor, "id" | "package" | "version" | "published_at" | "refresh_interval_days" | "age_days" | "stale" | "origin" | "coverage" | "license" | "sample">>;
   /** Per national register source: its ranges in the stored version, by block status. */
   registers: Array<{ source: string; date: string | null; origin: string | null; coverage: string[]; ranges: number; by_status: Record<string, number> }>;
   /**
@@ -107,7 +107,9 @@ export async function auditCatalog(db: Db, now: number, disagreements: RegisterD
     });
     if (network) singleNetwork++;
     if (operator.country_iso2 === range.country_iso2) continue;
-    if (documentedTerritory(operator, range.country_iso2)) otherTerritory++;
+    // A register's block is its own evidence: the regulator assigns it to this operator in that territory.
+    const attestedByRegister = isRegisterSource(range.source) && operator.territories.includes(range.country_iso2);
+    if (documentedTerritory(operator, range.country_iso2) || attestedByRegister) otherTerritory++;
     else {
       mismatchCount++;
       if (mismatches.length < 50) mismatches.push({ range: range.id, country_iso2: range.country_iso2, operator: operator.id, operator_country: operator.country_iso2 });
@@ -140,7 +142,7 @@ export async function auditCatalog(db: Db, now: number, disagreements: RegisterD
       .map(([key, ids]) => ({ country_iso2: key.split("\t")[0]!, key: key.split("\t")[1]!, operators: ids.sort() })),
     sources: (version?.sources ?? []).map((source) => {
       const s = datedSource(source, now);
-      return { id: s.id, package: s.package, version: s.version, published_at: s.published_at, refresh_interval_days: s.refresh_interval_days, age_days: s.age_days, stale: s.stale, origin: s.origin, coverage: s.coverage };
+      return { id: s.id, package: s.package, version: s.version, published_at: s.published_at, refresh_interval_days: s.refresh_interval_days, age_days: s.age_days, stale: s.stale, origin: s.origin, coverage: s.coverage, license: s.license, sample: s.sample };
     }),
     registers: (version?.sources ?? [])
       .filter((s) => isRegisterSource(s.id))

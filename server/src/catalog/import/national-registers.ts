@@ -25,7 +25,7 @@ import { clearSourceSet, readCurrentSourceSet, storeSourceSet, type SourceKind }
  * or else, where the licence allows it, the copy packaged with ir21 (server/data/registers).
  */
 
-export type RegisterFamilyId = "ca-cnac" | "us-nanpa-npa" | "gb-ofcom" | "ru-rossvyaz" | "fr-arcep";
+export type RegisterFamilyId = "ca-cnac" | "us-nanpa-npa" | "gb-ofcom" | "ru-rossvyaz" | "fr-arcep" | "intl-mcc-mnc-list" | "intl-itu-e212";
 
 export interface RegisterFamily {
   id: RegisterFamilyId;
@@ -123,11 +123,39 @@ export const REGISTER_FAMILIES: readonly RegisterFamily[] = [
     packaged: true,
     operatorIdPrefix: "arcep",
   },
+  // The MCC/MNC lists feed the networks (network-records.ts), not number holders; `country` is ZZ
+  // (international). The newer community list ships (CC BY-SA 4.0, like the package's); the ITU's
+  // list is the ITU's own (all rights reserved): loaded by the operator only.
+  {
+    id: "intl-mcc-mnc-list",
+    country: "ZZ",
+    registers: ["intl-mcc-mnc-list"],
+    publisher: "Wikipedia contributors, as collected in the mcc-mnc-list JSON shape",
+    license: "CC-BY-SA-4.0",
+    attribution:
+      "Networks: 'Mobile country code' and 'Mobile Network Codes in ITU region 2xx … 7xx' lists by Wikipedia contributors (https://en.wikipedia.org/wiki/Mobile_country_code), CC BY-SA 4.0, list of {date}, changed by ir21 (merged, normalised). Derived data is shared under the same licence.",
+    url: "https://github.com/cavoq/mcc-mnc-list",
+    refreshDays: 180,
+    packaged: true,
+    operatorIdPrefix: "mccmnc",
+  },
+  {
+    id: "intl-itu-e212",
+    country: "ZZ",
+    registers: ["intl-itu-e212"],
+    publisher: "ITU (Operational Bulletin annex, E.212)",
+    license: "LicenseRef-ITU-all-rights-reserved",
+    attribution: "Mobile network codes: ITU-T E.212 list (ITU Operational Bulletin) as of {date}, © ITU; loaded by this installation's operator.",
+    url: "https://www.itu.int/pub/T-SP-E.212B",
+    refreshDays: 365,
+    packaged: false,
+    operatorIdPrefix: "itu",
+  },
 ];
 
 const familyOfRegister = new Map(REGISTER_FAMILIES.flatMap((family) => family.registers.map((register) => [register, family] as const)));
 
-/** The family a register file belongs to; null for registers the catalogue does not import as holders (the MCC/MNC lists). */
+/** The family a register file belongs to; null for a register no family holds. */
 export const familyOf = (register: RegisterId | null): RegisterFamily | null => (register ? (familyOfRegister.get(register) ?? null) : null);
 
 /** One register file in use, read. */
@@ -210,7 +238,7 @@ export function readOperatorFiles(paths: readonly string[], options: LoadOptions
         }
         const family = familyOf(file.register);
         if (!family || !file.register) {
-          problems.push(`${name}: ${file.register ?? "unknown"} is not a register of number holders (the MCC/MNC lists feed the networks of the reference data)`);
+          problems.push(`${name}: ${file.register ?? "unknown"} is not a register ir21 imports`);
           continue;
         }
         const date = file.fileDate ?? options.date ?? null;

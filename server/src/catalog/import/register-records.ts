@@ -138,6 +138,13 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
 
   const operators = new Map(dataset.operators.map((o) => [o.id, o]));
   const registerIds = new Map<string, OperatorRecord["register_ids"]>();
+  /**
+   * Blocks a register assigns an operator, counted by territory: a Réunion block of Orange France's
+   * (ARCEP) makes Réunion one of Orange's territories; an operator the registers made is filed under
+   * the territory most of its blocks are in, whatever order the file lists them in.
+   */
+  const attested = new Map<string, Map<string, number>>();
+  const made = new Set<string>();
   const sources = [...dataset.sources];
   const ranges: NumberRangeRecord[] = [];
   const coverage: string[] = [];
@@ -176,12 +183,19 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
             source,
           });
           report.operators.created++;
+          made.add(operatorId);
         }
       }
       const ids = registerIds.get(operatorId) ?? [];
       if (!ids.some((r) => r.register === family.id && r.id === id)) ids.push({ register: family.id, id });
       registerIds.set(operatorId, ids);
       operatorOf.set(id, operatorId);
+      return operatorId;
+    };
+
+    const attest = (operatorId: string, country: string) => {
+      const counts = attested.get(operatorId) ?? new Map<string, number>();
+      attested.set(operatorId, counts.set(country, (counts.get(country) ?? 0) + 1));
       return operatorId;
     };
 
@@ -214,7 +228,7 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
           end: block.prefix !== null ? null : block.end,
           mcc: null,
           mnc: null,
-          operator_id: assigned ? operatorFor(holders.get(block.holder!.id), block.holder!.id, source.id, country) : null,
+          operator_id: assigned ? attest(operatorFor(holders.get(block.holder!.id), block.holder!.id, source.id, country), country) : null,
           network_id: null,
           range_holder: holderName,
           range_holder_local: assigned && family.country === "RU" ? holderName : null,
@@ -270,11 +284,25 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
       sources,
       operators: [...operators.values()]
         .map((o) => (registerIds.has(o.id) ? { ...o, register_ids: mergeIds(o.register_ids, registerIds.get(o.id)!) } : o))
+        .map((o) => (attested.has(o.id) ? withTerritories(o, attested.get(o.id)!, made.has(o.id)) : o))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
       numberRanges: [...kept, ...registerRanges].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     },
     report,
   };
+}
+
+/**
+ * An operator with the territories where registers assign it blocks (docs/catalog.md "Territories"),
+ * sorted, its country included. One the registers made is filed under its territory of most blocks
+ * (ties: alphabetical); one of the reference data keeps its country.
+ */
+function withTerritories(operator: OperatorRecord, blocks: Map<string, number>, madeByRegister: boolean): OperatorRecord {
+  const country = madeByRegister
+    ? [...blocks].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0]
+    : operator.country_iso2;
+  const territories = madeByRegister ? new Set([country, ...blocks.keys()]) : new Set([country, ...operator.territories, ...blocks.keys()]);
+  return { ...operator, country_iso2: country, territories: [...territories].sort() };
 }
 
 /** Holders' names by identifier: MAJNUM names only codes, its companions (MAJRIO first) name them. */

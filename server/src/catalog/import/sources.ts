@@ -8,6 +8,7 @@ import type { CandidateDataset } from "../model/records.ts";
 import type { MaterialisedDataset } from "./importers/demo.ts";
 import { registerFilesInUse } from "./national-registers.ts";
 import { withRegisters, type RegisterOverlayReport } from "./register-records.ts";
+import { withNetworkRegisters, type NetworkOverlayReport } from "./network-records.ts";
 
 export type ImportMode = "reference" | "ir21" | "mixed" | "demo";
 
@@ -26,26 +27,36 @@ export async function buildCandidate(
    * carrier data of reference and mixed. Without it, none do.
    */
   installation?: LocalSourceDeps,
-): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; registers?: RegisterOverlayReport; unmodelled?: string[] }> {
+): Promise<{ candidate: CandidateDataset; report: ReferenceReport | null; registers?: RegisterOverlayReport; networks?: NetworkOverlayReport; unmodelled?: string[]; warnings?: string[] }> {
   // Documents first: a bad document fails fast, before anything else is read.
   const documents = mode === "ir21" || mode === "mixed" ? readIr21Documents(paths) : [];
   const local = installation ? await loadLocalSources(installation) : NO_LOCAL_SOURCES;
   if (mode === "demo") return { candidate: withSourceDates(withLocalSources(demoDataset(), local)), report: null };
   const read = await referenceDataset({ carriers: local.carriers });
   const reference = { ...read.candidate, sources: withDataVersions(read.candidate.sources) };
-  if (mode === "ir21") return { candidate: withSourceDates(ir21Dataset(documents, reference)), report: null, unmodelled: unmodelledOf(documents) };
-  const overlaid = withRegisters(withLocalSources(reference, local), await registerFilesInUse(installation?.db ?? null));
-  if (mode === "reference") return { candidate: withSourceDates(overlaid.dataset), report: read.report, registers: overlaid.report };
+  if (mode === "ir21") return { candidate: withSourceDates(ir21Dataset(documents, reference)), report: null, unmodelled: unmodelledOf(documents), warnings: warningsOf(documents) };
+  const inUse = await registerFilesInUse(installation?.db ?? null);
+  const registered = withRegisters(withLocalSources(reference, local), inUse);
+  // The MCC/MNC files (the newer list, ARCEP's MAJMNC, the ITU's) over the networks, once the holders' operators exist.
+  const networked = withNetworkRegisters(registered.dataset, inUse);
+  const overlaid = { dataset: networked.dataset, report: registered.report };
+  const networks = networked.report;
+  if (mode === "reference") return { candidate: withSourceDates(overlaid.dataset), report: read.report, registers: overlaid.report, networks };
   return {
     candidate: withSourceDates(mixedDataset(documents, overlaid.dataset)),
     report: read.report,
     registers: overlaid.report,
+    networks,
     unmodelled: unmodelledOf(documents),
+    warnings: warningsOf(documents),
   };
 }
 
-/** Sections of the documents that no record holds: the import report names them. */
-const unmodelledOf = (documents: ReturnType<typeof readIr21Documents>) => documents.flatMap((d) => d.unmodelled.map((section) => `${d.file}: ${section}`));
+/** Elements of the documents that no record holds: the import report names them by path. */
+const unmodelledOf = (documents: ReturnType<typeof readIr21Documents>) => documents.flatMap((d) => d.unmodelled.map((path) => `${d.file}: ${path}`));
+/** What was normalised in the documents (and how a sample marked itself): the import report says so. */
+const warningsOf = (documents: ReturnType<typeof readIr21Documents>) =>
+  documents.flatMap((d) => [...(d.sampleMarker ? [`sample document (${d.sampleMarker}): imported as ir21-sample:${d.document.document.sender_tadig}`] : []), ...d.warnings].map((w) => `${d.file}: ${w}`));
 
 /**
  * Every range says when its source was true (docs/catalog.md "Sources and their dates"): a range

@@ -20,6 +20,11 @@ export interface LookupIndex {
   networksByPlmn: Map<string, Network>;
   operators: Map<string, Operator>;
   networksByOperator: Map<string, Network[]>;
+  /**
+   * Each MCC's home country: the country most of the version's networks and IMSI blocks under it have
+   * (ties: alphabetical). An IMSI's country when no network of it is known (docs/api.md "Lookup").
+   */
+  mccCountries: Map<string, string>;
   /** The version's sources by id (name, date): each answer's `source`. */
   sources: Map<string, { name: string; date: string | null }>;
   /**
@@ -134,6 +139,7 @@ export async function buildLookupIndex(db: Db, seq: number, options: BuildOption
     networksByPlmn: new Map<string, Network>(),
     operators: new Map<string, Operator>(),
     networksByOperator: new Map<string, Network[]>(),
+    mccCountries: new Map<string, string>(),
     sources: new Map(),
     coverage: new PrefixMap(),
     // The libphonenumber files `import carriers` stored in the database, if any, give the index its geo data.
@@ -151,9 +157,16 @@ export async function buildLookupIndex(db: Db, seq: number, options: BuildOption
     index.operators.set(operator.id, operator as Operator);
     if (sliceDone()) await pause();
   }
+  const mccCounts = new Map<string, Map<string, number>>();
+  const countMcc = (mcc: string, country: string) => {
+    const counts = mccCounts.get(mcc) ?? new Map<string, number>();
+    counts.set(country, (counts.get(country) ?? 0) + 1);
+    mccCounts.set(mcc, counts);
+  };
   for await (const network of streamRecords(db, networks, seq, RECORDS_PER_SLICE)) {
     const n = network as Network;
     index.networksByPlmn.set(n.mcc + n.mnc, n);
+    countMcc(n.mcc, n.country_iso2);
     if (n.operator_id) index.networksByOperator.set(n.operator_id, [...(index.networksByOperator.get(n.operator_id) ?? []), n]);
     if (sliceDone()) await pause();
   }
@@ -161,7 +174,12 @@ export async function buildLookupIndex(db: Db, seq: number, options: BuildOption
     const range = record as NumberRange;
     const map = range.plan === "e164" ? index.e164 : index.imsi;
     for (const prefix of coverOf(range)) map.set(prefix, range);
+    if (range.plan === "e212" && range.mcc) countMcc(range.mcc, range.country_iso2);
     if (sliceDone()) await pause();
+  }
+  for (const [mcc, counts] of mccCounts) {
+    const best = [...counts].filter(([country]) => country !== "ZZ").sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+    if (best) index.mccCountries.set(mcc, best[0]);
   }
   return index;
 }

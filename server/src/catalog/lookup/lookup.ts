@@ -140,8 +140,9 @@ function unanswered(e164: string, countryIso2: string | null, reason: Validation
 }
 
 /**
- * Looks an IMSI up: an IR.21 IMSI sub-range first, then the network by MCC + 3-digit MNC, then
- * MCC + 2-digit MNC (the MNC length is not in the IMSI itself).
+ * Looks an IMSI up: an IMSI range first (an IR.21 sub-range, an IMSI block of a shared MNC), then the
+ * network by MCC + 3-digit MNC, then MCC + 2-digit MNC (the MNC length is not in the IMSI itself);
+ * with none of them, the MCC alone gives `mcc` and `country_iso2` (its home country).
  */
 export function lookupImsi(index: LookupIndex, imsi: string): ImsiLookup {
   if (!/^\d{6,15}$/.test(imsi)) throw new AppError("INVALID_REQUEST", "imsi: must be 6 to 15 digits (MCC + MNC + MSIN)");
@@ -149,16 +150,20 @@ export function lookupImsi(index: LookupIndex, imsi: string): ImsiLookup {
   const three = index.networksByPlmn.get(imsi.slice(0, 6));
   const two = index.networksByPlmn.get(imsi.slice(0, 5));
   const byRange = range?.network_id ? networkById(index, range.network_id) : undefined;
-  const network = byRange ?? three ?? two ?? null;
-  const operatorId = network?.operator_id ?? range?.operator_id ?? null;
+  // A range decides the MNC: the IMSI block 208 50 001… is MNC 50's even though 208-500 exists.
+  const network = range ? (byRange ?? null) : (three ?? two ?? null);
+  // An IMSI block inside a shared MNC (ARCEP's 208 50 144…) is its holder's, not the MNC's operator's.
+  const operatorId = range?.operator_id ?? network?.operator_id ?? null;
+  // No network or range known: the MCC (the IMSI's first three digits) still names its country.
+  const mccCountry = index.mccCountries.get(imsi.slice(0, 3)) ?? null;
   return {
     imsi,
-    mcc: network?.mcc ?? range?.mcc ?? null,
-    mnc: network?.mnc ?? range?.mnc ?? null,
-    country_iso2: network?.country_iso2 ?? range?.country_iso2 ?? null,
+    mcc: range?.mcc ?? network?.mcc ?? (mccCountry ? imsi.slice(0, 3) : null),
+    mnc: range?.mnc ?? network?.mnc ?? null,
+    country_iso2: range?.country_iso2 ?? network?.country_iso2 ?? mccCountry,
     network,
     operator: operatorId ? (index.operators.get(operatorId) ?? null) : null,
     range,
-    ambiguous: !byRange && Boolean(three && two),
+    ambiguous: !range && Boolean(three && two),
   };
 }

@@ -75,6 +75,7 @@ describe("anonymous projection vs full fields", () => {
         lineage: null,
         listed: true,
         territories: ["CN"],
+        register_ids: [],
         source: "demo",
         dataset_version: anonymous.body.meta.dataset_version,
       });

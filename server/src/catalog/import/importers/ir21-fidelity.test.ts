@@ -69,11 +69,13 @@ describe("IR.21 XML reading", () => {
 
   it("models each section with its own effective date and reports the sections it does not model", () => {
     const [doc] = readIr21Documents([fixture]);
+    const network = "OrganisationInfo/NetworkList/Network[KENSA]/NetworkData";
     expect(doc!.unmodelled).toEqual([
-      "KENSA: InternationalSCCPGatewaySection",
-      "KENSA: USSDInfoSection",
-      "KENSA: IPRoaming_IW_InfoSection",
-      "KENSA: ContactInfoSection (personal data, never read)",
+      "RAEXIR21FileHeader/TADIGGenSchemaVersion",
+      `${network}/InternationalSCCPGatewaySection`,
+      `${network}/USSDInfoSection`,
+      `${network}/IPRoaming_IW_InfoSection`,
+      `${network}/ContactInfoSection (personal data, never read)`,
     ]);
     const dataset = ir21Dataset([doc!], reference);
     const caps = new Map(dataset.capabilities.filter((c) => c.network_id === "639-02").map((c) => [c.name, c]));
@@ -110,6 +112,7 @@ describe("IR.21 XML reading", () => {
       ["data.gprs", true, "2026-05-01"],
       ["data.edge", true, "2026-05-01"],
       ["data.hspa_plus", true, "2026-05-01"],
+      ["data.services", ["GPRS", "EDGE", "HSPA+"], "2026-05-01"],
       ["apn.operator_identifier", ["mnc002.mcc639.gprs"], "2026-05-01"],
       ["lte.roaming", true, "2026-04-01"],
       ["lte.s6a", true, "2026-04-01"],

@@ -1,5 +1,6 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { Ir21DocumentInput } from "./ir21-document.ts";
+import { resolveDoctype } from "./ir21-entities.ts";
 
 /**
  * Reads the XML form of an IR.21 document into the JSON document shape (docs/ir21-format.md).
@@ -8,11 +9,24 @@ import type { Ir21DocumentInput } from "./ir21-document.ts";
  * reader matches the known element names wherever they appear under a section rather than following
  * fixed paths. Every `RoutingInfo` block is read: its MSISDN ranges belong to the block's own E.212
  * series (MCC/MNC), and every further E.212 series is a further network (PLMN) of the same TADIG.
- * Sections this service models become capabilities with their section's `EffectiveDateOfChange`;
- * every other section is reported by name (`unmodelled`) so nothing is dropped in silence.
+ *
+ * Nothing is dropped in silence: the document becomes a tree whose elements are marked as they are
+ * read, and every element (or attribute) that no record took is named by its path in `unmodelled`
+ * (a wholly unread subtree once, by its top). Real-world mess that has one obvious reading (a
+ * lower-case TADIG, a country code written ` +254 `, a network named only by its abbreviated name)
+ * is normalised and named in `warnings` instead of refusing the document.
  */
 
-type XmlNode = Record<string, unknown>;
+/** One element of the document; `used` once a record took its text or its presence. */
+interface El {
+  name: string;
+  path: string;
+  text: string | undefined;
+  attrs: Map<string, string>;
+  children: El[];
+  used: boolean;
+  usedAttrs: Set<string>;
+}
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -22,52 +36,83 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
-  // Numeric character references (&#243; &#xF3;) and the predefined entities are decoded; without
-  // this, "Telef&#243;nica" would be stored literally.
+  // Numeric character references (&#243; &#xF3;) and the predefined entities are decoded; the
+  // DOCTYPE's own entities are expanded before (ir21-entities.ts).
   htmlEntities: true,
 });
 
-const children = (node: unknown): [string, unknown][] =>
-  node && typeof node === "object" ? Object.entries(node as XmlNode).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x] as [string, unknown]) : [[k, v] as [string, unknown]])) : [];
-
-const elementChildren = (node: unknown) => children(node).filter(([k]) => !k.startsWith("@") && k !== "#text");
-
-/** Every element named `name` (or matching) under `node` (not looking inside a match). */
-function findAll(node: unknown, name: string | RegExp): unknown[] {
-  const found: unknown[] = [];
-  for (const [key, value] of elementChildren(node)) {
-    if (typeof name === "string" ? key === name : name.test(key)) found.push(value);
-    else found.push(...findAll(value, name));
+function build(name: string, value: unknown, parentPath: string): El[] {
+  if (Array.isArray(value)) return value.flatMap((v) => build(name, v, parentPath));
+  const el: El = { name, path: "", text: undefined, attrs: new Map(), children: [], used: false, usedAttrs: new Set() };
+  if (value === null || value === undefined || typeof value !== "object") el.text = value === null || value === undefined ? "" : String(value);
+  else {
+    const obj = value as Record<string, unknown>;
+    for (const [k, v] of Object.entries(obj)) if (k.startsWith("@") && !/^@xmlns(:|$)/.test(k)) el.attrs.set(k.slice(1), String(v));
+    if ("#text" in obj) el.text = String(obj["#text"]);
+    else if (!Object.keys(obj).some((k) => !k.startsWith("@"))) el.text = "";
   }
-  return found;
-}
-
-/** Every element (key and value) whose name matches, not looking inside a match. */
-function findEntries(node: unknown, name: RegExp): [string, unknown][] {
-  const found: [string, unknown][] = [];
-  for (const [key, value] of elementChildren(node)) {
-    if (name.test(key)) found.push([key, value]);
-    else found.push(...findEntries(value, name));
+  // A network is named by its TADIG in paths: "…/Network[KENSA]/NetworkData/…".
+  const tadig = typeof value === "object" && value !== null && name === "Network" ? (value as Record<string, unknown>)["TADIGCode"] : undefined;
+  el.path = `${parentPath ? `${parentPath}/` : ""}${name}${typeof tadig === "string" ? `[${tadig}]` : ""}`;
+  if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (!k.startsWith("@") && k !== "#text") el.children.push(...build(k, v, el.path));
   }
-  return found;
+  return [el];
 }
 
-/** Every element at any depth, as key and value. */
-function allEntries(node: unknown): [string, unknown][] {
-  return elementChildren(node).flatMap(([key, value]) => [[key, value] as [string, unknown], ...allEntries(value)]);
+type Match = string | RegExp;
+const matches = (el: El, name: Match) => (typeof name === "string" ? el.name === name : name.test(el.name));
+
+/** Every element named `name` under `node` (not looking inside a match). */
+function findAll(node: El | undefined, name: Match): El[] {
+  if (!node) return [];
+  return node.children.flatMap((c) => (matches(c, name) ? [c] : findAll(c, name)));
+}
+const find = (node: El | undefined, name: Match): El | undefined => findAll(node, name)[0];
+/** A child of `node` by name, else the first such element deeper down (schema versions nest differently). */
+const own = (node: El, name: Match): El | undefined => node.children.find((c) => matches(c, name)) ?? find(node, name);
+/** Every element at any depth. */
+const descendants = (node: El): El[] => node.children.flatMap((c) => [c, ...descendants(c)]);
+
+/** The element's text, marking it read. */
+function read(el: El | undefined): string | undefined {
+  if (!el) return undefined;
+  el.used = true;
+  return el.text;
+}
+/** The text without marking it read (dates compared to pick the latest, not stored from there). */
+const peek = (el: El | undefined) => el?.text;
+const readOf = (node: El | undefined, name: Match) => read(find(node, name));
+const readAll = (node: El | undefined, name: Match) => [...new Set(findAll(node, name).map(read).filter((t): t is string => Boolean(t)))];
+/** Marks an element and everything under it as read (its whole content is in a record). */
+function take(el: El | undefined) {
+  if (!el) return;
+  el.used = true;
+  el.attrs.forEach((_, k) => el.usedAttrs.add(k));
+  el.children.forEach(take);
+}
+function attr(el: El | undefined, name: string): string | undefined {
+  if (!el || !el.attrs.has(name)) return undefined;
+  el.usedAttrs.add(name);
+  return el.attrs.get(name);
 }
 
-const find = (node: unknown, name: string | RegExp): unknown => findAll(node, name)[0];
+const anyUsed = (el: El): boolean => el.used || el.usedAttrs.size > 0 || el.children.some(anyUsed);
 
-function text(node: unknown): string | undefined {
-  if (node === undefined || node === null) return undefined;
-  if (typeof node === "string") return node;
-  if (typeof node === "object" && "#text" in (node as XmlNode)) return String((node as XmlNode)["#text"]);
-  return undefined;
+/**
+ * What no record took: a wholly unread element once, by its path (its subtree included); inside a
+ * partly read element, each unread child and attribute. Repeated paths are counted, not repeated.
+ */
+function unread(el: El, out: Map<string, number>, note: (el: El) => string = () => "") {
+  const add = (path: string) => out.set(path, (out.get(path) ?? 0) + 1);
+  if (!anyUsed(el)) {
+    add(`${el.path}${note(el)}`);
+    return;
+  }
+  for (const [k] of el.attrs) if (!el.usedAttrs.has(k)) add(`${el.path}/@${k}`);
+  if (el.text !== undefined && el.text !== "" && el.children.length > 0 && !el.used) add(`${el.path}/text()`);
+  for (const c of el.children) unread(c, out, note);
 }
-
-const textOf = (node: unknown, name: string | RegExp) => text(find(node, name));
-const texts = (node: unknown, name: string | RegExp) => [...new Set(findAll(node, name).map(text).filter((t): t is string => Boolean(t)))];
 
 function capabilityValue(raw: string): boolean | number | string {
   if (raw === "true" || raw === "false") return raw === "true";
@@ -76,14 +121,15 @@ function capabilityValue(raw: string): boolean | number | string {
 }
 
 /** An IR.21 flag: "true"/"Yes"/"Supported" (or an empty element) is true, "false"/"No"/"Not supported" false. */
-function flag(node: unknown): boolean | undefined {
-  const value = text(node);
-  if (value === undefined) return node === "" || (typeof node === "object" && node !== null) ? true : undefined;
+function flagText(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
   if (value === "") return true;
-  if (/^(true|yes|y|supported|1)$/i.test(value)) return true;
-  if (/^(false|no|n|not supported|unsupported|0)$/i.test(value)) return false;
+  if (/^(true|yes|y|supported|available|1)$/i.test(value)) return true;
+  if (/^(false|no|n|not supported|unsupported|not available|0)$/i.test(value)) return false;
   return undefined;
 }
+/** Reads a flag element: a container (with children) counts as present, so true. */
+const flag = (el: El | undefined): boolean | undefined => (el === undefined ? undefined : el.children.length ? (el.used = true) : flagText(read(el)));
 
 const TECH_ELEMENTS: Record<string, string> = { GSM: "GSM", UMTS: "UMTS", LTE: "LTE", NR: "NR", "5G": "NR", CDMA2000: "CDMA2000", NBIOT: "NB-IOT", LTEM: "LTE-M" };
 
@@ -91,23 +137,48 @@ function latest(dates: (string | undefined)[]): string | undefined {
   return dates.filter((d): d is string => Boolean(d)).sort().at(-1);
 }
 
-/** The sections this reader turns into records; every other `…Section` is reported as not modelled. */
-const MODELLED_SECTIONS = new Set([
-  "RoutingInfoSection",
-  "SCCPProtocolAvailableAtPMNSection",
-  "MAPGeneralInfoSection",
-  "NetworkElementsInfoSection",
-  "CAMELInfoSection",
-  "PacketDataServiceInfoSection",
-  "LTEInfoSection",
-  "VoLTEInfoSection",
-]);
+/** A section's own effective date (its `EffectiveDateOfChange`), if it states one; read. */
+const sectionDate = (section: El | undefined) => latest(findAll(section, "EffectiveDateOfChange").map(read));
 
-/** A section's own effective date (its `EffectiveDateOfChange`), if it states one. */
-const sectionDate = (section: unknown) => latest(findAll(section, "EffectiveDateOfChange").map(text));
+/** A section holding only `SectionNA` ("not applicable") has no content; its marker is read. */
+function notApplicable(section: El): boolean {
+  const na = section.children.every((c) => ["SectionNA", "EffectiveDateOfChange", "ChangeHistory"].includes(c.name)) && section.children.some((c) => c.name === "SectionNA");
+  if (na) take(section);
+  return na;
+}
 
-/** A section holding only `SectionNA` ("not applicable") has no content. */
-const notApplicable = (section: unknown) => find(section, "SectionNA") !== undefined && elementChildren(section).every(([k]) => k === "SectionNA" || k === "EffectiveDateOfChange" || k === "ChangeHistory");
+/** Normalisations, each named with its path so the import report can say what was changed. */
+class Warnings {
+  readonly list: string[] = [];
+  add(el: El | undefined, message: string) {
+    this.list.push(`${el?.path ?? "(document)"}: ${message}`);
+  }
+}
+
+/**
+ * Digits as IR.21 means them: spaces dropped, and a country code's `+` (` +254 ` is `254`). Anything
+ * else stays as written, so validation names it.
+ */
+function digitsOf(el: El | undefined, warnings: Warnings): string | undefined {
+  const raw = read(el);
+  if (raw === undefined) return undefined;
+  let value = raw.replace(/\s+/g, "");
+  if (/^(CC|MGT_CC)$/.test(el!.name)) value = value.replace(/^\+/, "");
+  if (value !== raw && /^\d+$/.test(value)) warnings.add(el, `${JSON.stringify(raw)} read as ${JSON.stringify(value)}`);
+  return /^\d+$/.test(value) ? value : raw;
+}
+
+/** A TADIG code in upper case (`kensb` → `KENSB`), with a warning when the document wrote it otherwise. */
+function tadigOf(el: El | undefined, warnings: Warnings): string | undefined {
+  const raw = read(el);
+  if (raw === undefined) return undefined;
+  const value = raw.replace(/\s+/g, "").toUpperCase();
+  if (value !== raw && /^[A-Z]{3}[A-Z0-9]{2}$/.test(value)) {
+    warnings.add(el, `TADIG ${JSON.stringify(raw)} read as ${JSON.stringify(value)} (TADIG codes are upper case)`);
+    return value;
+  }
+  return raw;
+}
 
 interface E164Range {
   cc: string | undefined;
@@ -116,20 +187,58 @@ interface E164Range {
   sn_stop: string | undefined;
 }
 
-function numberRange(rangeData: unknown): E164Range {
-  const numberRange = find(rangeData, "NumberRange") ?? rangeData;
+/** One number range: `CC`, `NDC`, `SN_Range/SN_RangeStart`, `SN_RangeStop` (or a single `SN`). */
+function numberRange(range: El, warnings: Warnings): E164Range {
+  const single = digitsOf(find(range, /^(SN|SubscriberNumber)$/), warnings);
   return {
-    cc: textOf(numberRange, "CC"),
-    ndc: textOf(numberRange, "NDC") ?? "",
-    sn_start: textOf(numberRange, "SN_RangeStart"),
-    sn_stop: textOf(numberRange, "SN_RangeStop"),
+    cc: digitsOf(find(range, "CC"), warnings),
+    ndc: digitsOf(find(range, "NDC"), warnings) ?? "",
+    sn_start: digitsOf(find(range, "SN_RangeStart"), warnings) ?? single,
+    sn_stop: digitsOf(find(range, "SN_RangeStop"), warnings) ?? single,
   };
 }
 
-const rangesIn = (node: unknown, list: string) => findAll(node, list).flatMap((l) => findAll(l, "RangeData")).map(numberRange);
+/**
+ * The ranges of a list (`MSISDN_NumberRanges`, `GT_NumberRanges` …): each `NumberRange`, inside
+ * `RangeData` or not (MSRN lists have no `RangeData` in some schema versions).
+ */
+function rangesIn(node: El | undefined, list: Match, warnings: Warnings): E164Range[] {
+  return findAll(node, list).flatMap((l) => {
+    const items = findAll(l, "NumberRange");
+    const rows = items.length ? items : findAll(l, "RangeData").length ? findAll(l, "RangeData") : find(l, "CC") ? [l] : [];
+    return rows.map((r) => numberRange(r, warnings));
+  });
+}
 
 /** A range as stored in a capability: only the present parts. */
 const rangeValue = (r: E164Range) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined && v !== "")) as Record<string, string>;
+
+type Flat = Record<string, string | string[]>;
+
+/**
+ * Every leaf under `node` as `{ "NetworkLocUp.InboundRoamingMSC_VLR": "MAPv3", … }` (paths relative to
+ * `node`; a repeated leaf becomes a list). The whole subtree is read: this is how a section is kept
+ * whole where its elements have no record of their own.
+ */
+function flatten(node: El | undefined, skip: Match[] = []): Flat {
+  const out: Flat = {};
+  const visit = (el: El, prefix: string) => {
+    for (const c of el.children) {
+      if (skip.some((s) => matches(c, s))) continue;
+      const key = prefix ? `${prefix}.${c.name}` : c.name;
+      if (c.children.length === 0) {
+        const value = read(c) ?? "";
+        const seen = out[key];
+        out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+      } else {
+        c.used = true;
+        visit(c, key);
+      }
+    }
+  };
+  if (node) visit(node, "");
+  return out;
+}
 
 interface Plmn {
   mcc: string | undefined;
@@ -142,108 +251,142 @@ interface Collected {
 }
 
 function put(into: Collected, name: string, value: unknown, date: string | undefined) {
-  if (value === undefined || (Array.isArray(value) && value.length === 0)) return;
+  if (value === undefined || (Array.isArray(value) && value.length === 0) || (typeof value === "object" && value !== null && Object.keys(value).length === 0)) return;
   into.capabilities[name] = value;
   if (date) into.dates[name] = date;
 }
 
 /** CAMEL per node: `GSM_SSF_MSC` → MSC, `GPRS_SSF_SGSN` → SGSN, with the inbound and outbound CAP versions. */
-function camelNodes(camelInfo: unknown): Record<string, unknown>[] {
-  return elementChildren(camelInfo)
-    .filter(([k]) => /_SSF_/i.test(k))
-    .map(([key, node]) => {
-      const inbound = findAll(node, /Inbound$/i).flatMap((n) => texts(n, /^CAP_.*Version$/i));
-      const outbound = findAll(node, /Outbound$/i).flatMap((n) => texts(n, /^CAP_.*Version$/i));
-      const any = texts(node, /^CAP_.*Version$/i);
-      return { node: key.replace(/^.*_SSF_/i, "").toUpperCase(), inbound: inbound.length || outbound.length ? inbound : any, outbound };
+function camelNodes(camelInfo: El | undefined): Record<string, unknown>[] {
+  return (camelInfo?.children ?? [])
+    .filter((c) => /_SSF_/i.test(c.name))
+    .map((node) => {
+      const inbound = findAll(node, /Inbound$/i).flatMap((n) => readAll(n, /^CAP_.*Version$/i));
+      const outbound = findAll(node, /Outbound$/i).flatMap((n) => readAll(n, /^CAP_.*Version$/i));
+      const any = readAll(node, /^CAP_.*Version$/i);
+      return { node: node.name.replace(/^.*_SSF_/i, "").toUpperCase(), inbound: inbound.length || outbound.length ? inbound : any, outbound };
     });
 }
 
-/** Network elements: type, name, GT, IP address or range, Diameter identity and realm, vendor, UTC offset. */
-function networkElements(section: unknown): Record<string, unknown>[] {
+/**
+ * Network elements, each whole: type, identifier, name, global title(s) in full (CC + NDC + SN, a
+ * range as `gt` … `gt_stop`), IP addresses, Diameter identity and realm, vendor, software/hardware
+ * version, dual access, location, UTC offset. An element child not named here is reported.
+ */
+function networkElements(section: El, warnings: Warnings): Record<string, unknown>[] {
   return findAll(section, /^(NwNode|NetworkElement)$/).map((node) => {
-    const gt = find(node, "GTAddressInfo");
-    const gtRange = gt === undefined ? undefined : numberRange(gt);
+    const gts = findAll(node, /^(GTAddressInfo|GTAddress)$/).map((gt) => {
+      const whole = find(gt, /^(GT|GlobalTitle)$/);
+      if (whole) return { start: digitsOf(whole, warnings), stop: undefined };
+      const r = numberRange(gt, warnings);
+      const start = r.cc ? `${r.cc}${r.ndc}${r.sn_start ?? ""}` : undefined;
+      const stop = r.cc && r.sn_stop && r.sn_stop !== r.sn_start ? `${r.cc}${r.ndc}${r.sn_stop}` : undefined;
+      return { start, stop };
+    });
+    const ips = readAll(node, /^(IPAddress)$/);
     const element: Record<string, unknown> = {
-      type: textOf(node, /^(NwElementType|NodeType)$/),
-      name: textOf(node, /^(NwElementName|NodeName|NwNodeName)$/),
-      gt: gtRange?.cc ? `${gtRange.cc}${gtRange.ndc}${gtRange.sn_start ?? ""}${gtRange.sn_stop && gtRange.sn_stop !== gtRange.sn_start ? `-${gtRange.sn_stop}` : ""}` : undefined,
-      ip: textOf(node, "IPAddress"),
-      ip_range: textOf(node, "IPAddressRange"),
-      diameter_identity: textOf(node, /^(DiameterIdentity|DiameterHostName|OriginHost|HostIdentity)$/i),
-      diameter_realm: textOf(node, /^(DiameterRealm|Realm|OriginRealm)$/i),
-      vendor: textOf(node, "VendorInfo"),
-      utc_offset: textOf(node, "UTCTimeOffset"),
+      type: readOf(node, /^(NwElementType|NodeType)$/),
+      id: readOf(node, /^(NwNodeID|NwNodeId|NodeID|NodeId|NwElementID|NodeIdentifier)$/),
+      name: readOf(node, /^(NwElementName|NodeName|NwNodeName)$/),
+      ...(gts.length === 1 ? { gt: gts[0]!.start, gt_stop: gts[0]!.stop } : gts.length > 1 ? { gts: gts.map((g) => (g.stop ? `${g.start}-${g.stop}` : g.start)) } : {}),
+      ...(ips.length > 1 ? { ips } : { ip: ips[0] }),
+      ip_range: readAll(node, "IPAddressRange").join(", ") || undefined,
+      diameter_identity: readOf(node, /^(DiameterIdentity|DiameterHostName|OriginHost|HostIdentity)$/i),
+      diameter_realm: readOf(node, /^(DiameterRealm|Realm|OriginRealm)$/i),
+      vendor: readOf(node, /^(VendorInfo|Vendor)$/),
+      sw_hw_version: readOf(node, "SwHwVersion"),
+      dual_access: readOf(node, "DualAccess"),
+      location: readOf(node, /^(Location|NodeLocation)$/),
+      utc_offset: readOf(node, "UTCTimeOffset"),
     };
     return Object.fromEntries(Object.entries(element).filter(([, v]) => v !== undefined && v !== ""));
   });
 }
 
-/** MAP application contexts and their versions: `{ "networkLocUpContext": "v3", … }`. */
-function mapVersions(section: unknown): Record<string, string> | undefined {
-  const versions: Record<string, string> = {};
-  const visit = (node: unknown) => {
-    const entries = elementChildren(node);
-    const nameEntry = entries.find(([k]) => /(ContextName|ACName|^Name$|ApplicationContext$)/i.test(k) && text(entries.find(([kk]) => kk === k)?.[1]) !== undefined);
-    const versionEntry = entries.find(([k]) => /Version/i.test(k) && text(entries.find(([kk]) => kk === k)?.[1]) !== undefined);
-    if (nameEntry && versionEntry) {
-      versions[text(nameEntry[1])!] = text(versionEntry[1])!;
-      return;
+/**
+ * MAP application contexts and their versions: pairs of `…ContextName` and `…Version`
+ * (`{ "networkLocUpContext": "v3" }`), else every leaf by its path under `MAPGeneralInfo`
+ * (`{ "NetworkLocUp.InboundRoamingMSC_VLR": "MAPv3", … }`, RAEX 9.x and later).
+ */
+function mapVersions(info: El | undefined): Flat {
+  const versions: Flat = {};
+  for (const context of findAll(info, /^(ApplicationContext|MAPApplicationContext)$/)) {
+    const name = readOf(context, /(ContextName|ACName|^Name$)/i);
+    const version = readOf(context, /Version/i);
+    if (name && version) {
+      versions[name] = version;
+      context.used = true;
     }
-    for (const [key, value] of entries) {
-      if (key === "EffectiveDateOfChange" || key === "ChangeHistory") continue;
-      const t = text(value);
-      if (t !== undefined && /Version|Context|Phase/i.test(key)) versions[key] = t;
-      else if (t === undefined) visit(value);
-    }
-  };
-  visit(section);
-  return Object.keys(versions).length ? versions : undefined;
+  }
+  const rest = info ? { ...info, children: info.children.filter((c) => !anyUsed(c)) } : undefined;
+  return { ...versions, ...flatten(rest, ["EffectiveDateOfChange", "ChangeHistory"]) };
 }
 
 /**
- * LTE roaming interfaces and VoLTE flags. Their element names differ between schema versions, so an
- * interface counts when an element is named for it (`S6a`, `S6aSupported`, `S8`, `SGs` …) with a true
- * or false value, or when an element's text names it (`<RoamingInterface>S6a</RoamingInterface>`).
+ * An LTE roaming interface (`S6a`, `S6d`, `S8`, `S9`, legacy `SGs`): true or false from its own flags
+ * (`IsS9usedForPCC` …) or its element's text, true when present without one, or named in a text
+ * (`<RoamingInterface>S6a</RoamingInterface>`); its whole content is kept as `…_details`.
  */
-function interfaceFlags(section: unknown, names: Record<string, string>): Record<string, boolean> {
-  const result: Record<string, boolean> = {};
-  const all = allEntries(section);
-  for (const [name, label] of Object.entries(names)) {
-    const element = new RegExp(`^${label}(?:Supported|Interface|Support)?$`, "i");
-    const named = all.filter(([k]) => element.test(k)).map(([, v]) => flag(v)).filter((v): v is boolean => v !== undefined);
-    if (named.length) result[name] = named.includes(true);
-    else if (all.some(([, v]) => text(v)?.toLowerCase() === label.toLowerCase())) result[name] = true;
+function lteInterface(section: El, label: string, into: Collected, date: string | undefined) {
+  const name = label.toLowerCase();
+  const elements = findAll(section, new RegExp(`^${label}(?:Supported|Interface|Support)?$`, "i"));
+  const values: boolean[] = [];
+  for (const el of elements) {
+    if (el.children.length) {
+      const details = flatten(el);
+      el.used = true;
+      const flags = Object.entries(details)
+        .filter(([k]) => /(^|\.)Is[^.]*$/.test(k))
+        .map(([, v]) => flagText(Array.isArray(v) ? v[0] : v))
+        .filter((v): v is boolean => v !== undefined);
+      values.push(flags.length ? flags.includes(true) : true);
+      put(into, `lte.${name}_details`, details, date);
+    } else {
+      const v = flag(el);
+      if (v !== undefined) values.push(v);
+    }
   }
-  return result;
+  if (!values.length) {
+    const naming = descendants(section).filter((d) => d.children.length === 0 && d.text?.toLowerCase() === label.toLowerCase());
+    naming.forEach(read);
+    if (naming.length) values.push(true);
+  }
+  if (values.length) put(into, `lte.${name}`, values.includes(true), date);
 }
 
 interface NetworkOut {
   networks: Record<string, unknown>[];
-  unmodelled: string[];
 }
 
-function network(node: unknown, summary: Map<string, Plmn>): NetworkOut {
-  const tadig = textOf(node, "TADIGCode");
+function network(node: El, summary: Map<string, Plmn>, warnings: Warnings): NetworkOut {
+  const tadig = tadigOf(own(node, "TADIGCode"), warnings);
   const networkData = find(node, "NetworkData") ?? node;
-  const technologies = [...new Set(elementChildren(find(node, "SupportedTechnologies")).map(([k]) => TECH_ELEMENTS[k.toUpperCase().replace(/[^A-Z0-9]/g, "")] ?? k))];
+  const technologies = [
+    ...new Set(
+      (find(node, "SupportedTechnologies")?.children ?? []).map((c) => {
+        c.used = true;
+        return TECH_ELEMENTS[c.name.toUpperCase().replace(/[^A-Z0-9]/g, "")] ?? c.name;
+      }),
+    ),
+  ];
+  const supported = find(node, "SupportedTechnologies");
+  if (supported) supported.used = true;
   const collected: Collected = { capabilities: {}, dates: {} };
-  const unmodelled: string[] = [];
-  for (const [key, section] of findEntries(networkData, /Section$/)) {
-    if (MODELLED_SECTIONS.has(key) || /^VoLTE/i.test(key)) continue;
-    if (notApplicable(section)) continue;
-    unmodelled.push(key === "ContactInfoSection" ? `${tadig ?? "?"}: ContactInfoSection (personal data, never read)` : `${tadig ?? "?"}: ${key}`);
-  }
+  for (const section of findAll(networkData, /Section$/)) if (section.name !== "ContactInfoSection") notApplicable(section);
+  const hosted = find(node, "HostedNetworksInfo");
+  if (hosted) notApplicable(hosted);
 
   // --- RoutingInfoSection: every RoutingInfo block, every E.212 series -------------------------
   const routingSection = find(networkData, "RoutingInfoSection");
   const routingDate = sectionDate(routingSection);
   const blocks = findAll(routingSection ?? networkData, "RoutingInfo");
   const summaryPlmn = tadig ? summary.get(tadig) : undefined;
-  const plmnsOf = (block: unknown): Plmn[] =>
-    findAll(block, /^(CCITT_E212_NumberSeries|NetworkProperties)$/).map((s) => ({ mcc: textOf(s, "MCC"), mnc: textOf(s, "MNC") }));
-  const ownPlmns = [...findAll(node, "NetworkProperties").map((s) => ({ mcc: textOf(s, "MCC"), mnc: textOf(s, "MNC") }))];
-  const firstPlmn = blocks.map(plmnsOf).find((p) => p.length)?.[0] ?? ownPlmns[0] ?? summaryPlmn ?? { mcc: undefined, mnc: undefined };
+  const plmnOf = (s: El): Plmn => ({ mcc: digitsOf(find(s, "MCC"), warnings), mnc: digitsOf(find(s, "MNC"), warnings) });
+  const plmnsOf = (block: El): Plmn[] => findAll(block, /^(CCITT_E212_NumberSeries|NetworkProperties)$/).map(plmnOf);
+  const blockPlmns = blocks.map(plmnsOf);
+  const ownPlmns = findAll(node, "NetworkProperties").filter((p) => !blocks.some((b) => descendants(b).includes(p)));
+  const routingPlmns = routingSection && !blocks.length ? findAll(routingSection, "CCITT_E212_NumberSeries").map(plmnOf) : [];
+  const firstPlmn = blockPlmns.find((p) => p.length)?.[0] ?? routingPlmns[0] ?? ownPlmns.map(plmnOf)[0] ?? summaryPlmn ?? { mcc: undefined, mnc: undefined };
   const byPlmn = new Map<string, { plmn: Plmn; msisdn: E164Range[]; msrn: E164Range[]; gt: E164Range[]; mgt: Record<string, string>[] }>();
   const entry = (plmn: Plmn) => {
     const key = `${plmn.mcc}-${plmn.mnc}`;
@@ -251,69 +394,114 @@ function network(node: unknown, summary: Map<string, Plmn>): NetworkOut {
     return byPlmn.get(key)!;
   };
   entry(firstPlmn);
-  for (const block of blocks.length ? blocks : [undefined]) {
-    const plmns = block === undefined ? [firstPlmn] : plmnsOf(block);
+  routingPlmns.slice(1).forEach(entry);
+  // Older schemas put the series straight under RoutingInfoSection, without RoutingInfo blocks.
+  const units: (El | undefined)[] = blocks.length ? blocks : [routingSection];
+  units.forEach((block, i) => {
+    const plmns = blocks.length ? blockPlmns[i]! : [firstPlmn];
     const target = entry(plmns[0] ?? firstPlmn);
     plmns.slice(1).forEach(entry);
-    if (block === undefined) continue;
-    target.msisdn.push(...rangesIn(block, "MSISDN_NumberRanges"));
-    target.msrn.push(...rangesIn(block, "MSRN_NumberRanges"));
-    target.gt.push(...rangesIn(block, "GT_NumberRanges"));
+    if (block === undefined) return;
+    target.msisdn.push(...rangesIn(block, "MSISDN_NumberRanges", warnings));
+    target.msrn.push(...rangesIn(block, "MSRN_NumberRanges", warnings));
+    target.gt.push(...rangesIn(block, /^(GT_NumberRanges|(Nw|Network)?Node_?GT_?NumberRanges?)$/i, warnings));
     for (const mgt of findAll(block, "CCITT_E214_MGT")) {
-      const cc = textOf(mgt, "MGT_CC");
-      if (cc) target.mgt.push({ cc, nc: textOf(mgt, "MGT_NC") ?? "" });
+      const cc = digitsOf(find(mgt, "MGT_CC"), warnings);
+      if (cc) target.mgt.push({ cc, nc: digitsOf(find(mgt, "MGT_NC"), warnings) ?? "" });
     }
-  }
+  });
 
   // --- the other modelled sections (shared by every PLMN of this TADIG) --------------------------
-  const sccp = find(networkData, "SCCPProtocolAvailableAtPMNSection");
-  if (sccp !== undefined && !notApplicable(sccp)) {
-    const protocols = elementChildren(find(sccp, "SCCPProtocolAvailableAtPMN") ?? sccp)
-      .filter(([k, v]) => !["EffectiveDateOfChange", "ChangeHistory"].includes(k) && flag(v) === true && text(v) !== undefined)
-      .map(([k]) => k.replace(/^SCCP_?/, ""));
-    put(collected, "sccp.protocols", [...new Set(protocols)], sectionDate(sccp));
+  const live = (name: Match) => {
+    const section = find(networkData, name);
+    return section && !section.used ? section : undefined;
+  };
+  const sccp = live("SCCPProtocolAvailableAtPMNSection");
+  if (sccp) {
+    const date = sectionDate(sccp);
+    const holder = find(sccp, "SCCPProtocolAvailableAtPMN") ?? sccp;
+    const protocols = holder.children.filter((c) => !["EffectiveDateOfChange", "ChangeHistory"].includes(c.name) && c.children.length === 0 && flag(c) === true).map((c) => c.name.replace(/^SCCP_?/, ""));
+    holder.used = true;
+    put(collected, "sccp.protocols", [...new Set(protocols)], date);
   }
-  const mapSection = find(networkData, "MAPGeneralInfoSection");
-  if (mapSection !== undefined && !notApplicable(mapSection)) put(collected, "map.versions", mapVersions(mapSection), sectionDate(mapSection));
-  const elementsSection = find(networkData, "NetworkElementsInfoSection");
-  if (elementsSection !== undefined && !notApplicable(elementsSection)) put(collected, "network.elements", networkElements(elementsSection), sectionDate(elementsSection));
-  const camelSection = find(networkData, "CAMELInfoSection");
-  if (camelSection !== undefined && !notApplicable(camelSection)) {
+  const mapSection = live("MAPGeneralInfoSection");
+  if (mapSection) {
+    const date = sectionDate(mapSection);
+    put(collected, "map.versions", mapVersions(find(mapSection, "MAPGeneralInfo") ?? mapSection), date);
+  }
+  const optimal = live("MAPOptimalRoutingSection");
+  if (optimal) put(collected, "map.optimal_routing", flatten(find(optimal, "MAPOptimalRouting") ?? optimal, ["EffectiveDateOfChange", "ChangeHistory"]), sectionDate(optimal));
+  const smsEnhancement = live("MAPInterOperatorSMSEnhancementSection");
+  if (smsEnhancement) put(collected, "map.sms_enhancement", flatten(find(smsEnhancement, "MAPInterOperatorSMSEnhancement") ?? smsEnhancement, ["EffectiveDateOfChange", "ChangeHistory"]), sectionDate(smsEnhancement));
+  const elementsSection = live("NetworkElementsInfoSection");
+  if (elementsSection) put(collected, "network.elements", networkElements(elementsSection, warnings), sectionDate(elementsSection));
+  const camelSection = live("CAMELInfoSection");
+  if (camelSection) {
     const date = sectionDate(camelSection);
-    const phases = texts(find(camelSection, "CAMELInfo"), /^CAP_.*Version$/i).sort();
+    const info = find(camelSection, "CAMELInfo");
+    const phases = readAll(info, /^CAP_.*Version$/i).sort();
     put(collected, "camel.phases", phases, date);
-    put(collected, "camel.nodes", camelNodes(find(camelSection, "CAMELInfo")), date);
+    put(collected, "camel.nodes", camelNodes(info), date);
   }
-  const packet = find(networkData, "PacketDataServiceInfoSection");
-  if (packet !== undefined && !notApplicable(packet)) {
+  const packet = live("PacketDataServiceInfoSection");
+  if (packet) {
     const date = sectionDate(packet);
-    const services2g = texts(packet, "DataService2G");
-    const services3g = texts(packet, "DataService3G");
-    if (services2g.includes("GPRS")) put(collected, "data.gprs", true, date);
-    if (services2g.includes("EDGE")) put(collected, "data.edge", true, date);
-    if (services3g.some((s) => /^HSPA(\+|_?PLUS|\s*Plus)$/i.test(s))) put(collected, "data.hspa_plus", true, date);
-    put(collected, "apn.operator_identifier", texts(packet, "APNOperatorIdentifier"), date);
+    const services = readAll(packet, /^DataService(2G|3G|4G|Supported)?$/);
+    if (services.includes("GPRS")) put(collected, "data.gprs", true, date);
+    if (services.includes("EDGE")) put(collected, "data.edge", true, date);
+    if (services.some((s) => /^HSPA(\+|_?PLUS|\s*Plus)$/i.test(s))) put(collected, "data.hspa_plus", true, date);
+    put(collected, "data.services", services, date);
+    put(collected, "apn.operator_identifier", readAll(packet, "APNOperatorIdentifier"), date);
   }
-  const lte = find(networkData, "LTEInfoSection");
-  if (lte !== undefined && !notApplicable(lte)) {
+  const lte = live("LTEInfoSection");
+  if (lte) {
     const date = sectionDate(lte);
     put(collected, "lte.roaming", true, date);
-    for (const [name, value] of Object.entries(interfaceFlags(lte, { "lte.s6a": "S6a", "lte.s8": "S8", "lte.sgs": "SGs" }))) {
-      put(collected, name, value, date);
+    // Realms first: they are also part of their interface's details.
+    const realms = [...new Set(findAll(lte, /^(DiameterRealm|Realm|EPCRealm|EPCRealmsForRoaming)$/i).map(peek).filter((t): t is string => Boolean(t)))];
+    for (const label of ["S6a", "S6d", "S8", "S9", "SGs"]) lteInterface(lte, label, collected, date);
+    findAll(lte, /^(DiameterRealm|Realm|EPCRealm|EPCRealmsForRoaming)$/i).forEach(read);
+    put(collected, "lte.diameter_realms", realms, date);
+    const sgs = find(lte, "SMSoverSGs");
+    if (sgs) put(collected, "lte.sms_over_sgs", flag(sgs), date);
+    const smsIp = find(lte, "SMSoverIP");
+    if (smsIp) put(collected, "lte.sms_over_ip", flag(smsIp), date);
+    put(collected, "lte.dea_ip_addresses", readAll(find(lte, "IPAddressesDiameterEdgeAgent"), "IPAddress"), date);
+  }
+  for (const volte of findAll(networkData, /^(VoLTE.*|IMS.*)Section$/i)) {
+    if (volte.used) continue;
+    const date = sectionDate(volte);
+    for (const [label, name] of [["S8HR", "volte.s8hr"], ["LBO", "volte.lbo"]] as const) {
+      const values = findAll(volte, new RegExp(`^${label}(?:Supported|Support)?$`, "i")).map(flag).filter((v): v is boolean => v !== undefined);
+      if (values.length) put(collected, name, values.includes(true), date);
     }
   }
-  for (const [, volte] of findEntries(networkData, /^VoLTE.*Section$/i)) {
-    if (notApplicable(volte)) continue;
-    const date = sectionDate(volte);
-    for (const [name, value] of Object.entries(interfaceFlags(volte, { "volte.s8hr": "S8HR", "volte.lbo": "LBO" }))) put(collected, name, value, date);
-  }
+  // The IMS well-known APN, wherever the schema version puts it.
+  const imsApns = readAll(networkData, /^(IMS_?APN|IMSWellKnownAPN|WellKnownIMSAPN|IMS_WellKnownAPN)$/i);
+  put(collected, "ims.apn", imsApns.length > 1 ? imsApns : imsApns[0], undefined);
   // This service's extension for capabilities without a public element name (5G).
   for (const capability of findAll(find(networkData, "Capabilities"), "Capability")) {
-    const name = (capability as XmlNode)?.["@name"];
-    const value = text(capability) ?? (capability as XmlNode)?.["@value"];
+    const name = attr(capability, "name");
+    const value = read(capability) || attr(capability, "value");
     if (typeof name === "string" && typeof value === "string") collected.capabilities[name] = capabilityValue(value);
   }
-  const networkDate = latest(findAll(networkData, "EffectiveDateOfChange").map(text));
+  const capabilitiesList = find(networkData, "Capabilities");
+  if (capabilitiesList && anyUsed(capabilitiesList)) capabilitiesList.used = true;
+  const networkDate = latest(findAll(networkData, "EffectiveDateOfChange").map(peek));
+
+  // The network's name: NetworkName, else its abbreviated or presentation name (with a warning).
+  let name = read(own(node, "NetworkName"));
+  if (!name) {
+    for (const fallback of ["AbbreviatedMNN", "PresentationOfCountryInitialsAndMNN"]) {
+      const el = own(node, fallback);
+      const value = read(el);
+      if (value) {
+        warnings.add(own(node, "NetworkName") ?? node, `no NetworkName; the network is named ${JSON.stringify(value)} from ${fallback}`);
+        name = value;
+        break;
+      }
+    }
+  }
 
   const networks = [...byPlmn.values()].map(({ plmn, msisdn, msrn, gt, mgt }) => {
     const capabilities = { ...collected.capabilities };
@@ -322,10 +510,11 @@ function network(node: unknown, summary: Map<string, Plmn>): NetworkOut {
     put(routing, "routing.msrn_ranges", msrn.map(rangeValue), routingDate);
     put(routing, "routing.gt_ranges", gt.map(rangeValue), routingDate);
     put(routing, "routing.e214_mgt", mgt, routingDate);
+    const type = read(own(node, "NetworkType"));
     return {
       tadig,
-      name: textOf(node, "NetworkName"),
-      network_type: textOf(node, "NetworkType")?.toLowerCase(),
+      name,
+      network_type: type?.toLowerCase(),
       mcc: plmn.mcc,
       mnc: plmn.mnc,
       technologies,
@@ -335,52 +524,115 @@ function network(node: unknown, summary: Map<string, Plmn>): NetworkOut {
       effective_date: networkDate,
     };
   });
-  return { networks, unmodelled };
+  return { networks };
+}
+
+/** How a document says it is a sample (docs/ir21-format.md "Samples"); null when it does not. */
+function sampleMarker(prologue: string, root: El, header: El | undefined): string | null {
+  const headerFlag = find(header, /^(Sample|SampleDocument|TestDocument|TestFile|TestIndicator)$/);
+  if (headerFlag && flag(headerFlag) === true) return `${headerFlag.path} = ${JSON.stringify(headerFlag.text)}`;
+  for (const name of ["sample", "test"]) {
+    const value = attr(root, name);
+    if (value !== undefined && flagText(value) === true) return `${root.path}/@${name} = ${JSON.stringify(value)}`;
+  }
+  // A comment before the root element or in the file header that opens with SAMPLE (or "sample/test
+  // document|file|data"): how hand-made and vendor sample files say it.
+  for (const m of prologue.matchAll(/<!--([\s\S]*?)-->/g)) {
+    const comment = m[1]!.trim();
+    if (/^(SAMPLE\b|(sample|test)\s+(IR\.?21\s+)?(document|file|data)\b)/i.test(comment)) return `the comment <!-- ${comment.split("\n")[0]!.slice(0, 60)} … -->`;
+  }
+  return null;
+}
+
+export interface Ir21Xml {
+  document: Ir21DocumentInput;
+  /** Paths of what no record holds (`…/USSDInfoSection`, `…/NwNode/SwHwVersion (×2)`). */
+  unmodelled: string[];
+  /** What was normalised, with its path. */
+  warnings: string[];
+  /** How the document marks itself as a sample, when it does. */
+  sampleMarker: string | null;
 }
 
 /**
- * The document in JSON form (plus the sections it did not model), or the XML's syntax problem. The
+ * The document in JSON form, what it did not model and what was normalised; or why it is refused. The
  * result still has to pass {@link Ir21Document} validation.
  */
-export function ir21FromXml(xml: string): { document: Ir21DocumentInput; unmodelled: string[] } | { problems: string[] } {
+export function ir21FromXml(source: string): Ir21Xml | { problems: string[] } {
+  const doctype = resolveDoctype(source);
+  if ("problems" in doctype) return doctype;
+  const xml = doctype.xml;
   const valid = XMLValidator.validate(xml);
   if (valid !== true) return { problems: [`not well-formed XML at line ${valid.err.line}: ${valid.err.msg}`] };
-  const parsed = parser.parse(xml) as XmlNode;
-  const root = find(parsed, "TADIGRAEXIR21");
-  if (root === undefined) return { problems: ["not an IR.21 document: no TADIGRAEXIR21 root element"] };
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parser.parse(xml) as Record<string, unknown>;
+  } catch (error) {
+    return { problems: [`not readable XML: ${(error as Error).message}`] };
+  }
+  const rootKey = Object.keys(parsed).find((k) => k === "TADIGRAEXIR21");
+  if (!rootKey) return { problems: ["not an IR.21 document: no TADIGRAEXIR21 root element"] };
+  const root = build(rootKey, parsed[rootKey], "")[0]!;
+  root.used = true;
+  const warnings = new Warnings();
+  warnings.list.push(...doctype.warnings.map((w) => `DOCTYPE: ${w}`));
+
+  // A reference left in a text is an entity nobody declared: refused, never stored as a name.
+  const undefinedEntities = descendants(root).flatMap((el) => [...(el.text ?? "").matchAll(/&([A-Za-z_:][\w.:-]*);/g)].map((m) => `${el.path}: entity &${m[1]}; is not declared (the DOCTYPE declares ${doctype.entities.length ? doctype.entities.map((e) => `&${e};`).join(", ") : "none"})`));
+  if (undefinedEntities.length) return { problems: undefinedEntities };
+
   const header = find(root, "RAEXIR21FileHeader");
+  if (header) header.used = true;
   const organisation = find(root, "OrganisationInfo");
+  if (organisation) organisation.used = true;
   // Newer schemas (18.x) keep TADIG ↔ MCC/MNC in a summary list instead of the routing section.
   const summary = new Map<string, Plmn>();
   for (const item of findAll(organisation, "TADIGSummaryItem")) {
-    const code = textOf(item, "TADIGCode");
+    const code = tadigOf(find(item, "TADIGCode"), warnings);
     const props = find(item, "NetworkProperties");
-    if (code && props !== undefined) summary.set(code, { mcc: textOf(props, "MCC"), mnc: textOf(props, "MNC") });
+    if (code && props) summary.set(code, { mcc: digitsOf(find(props, "MCC"), warnings), mnc: digitsOf(find(props, "MNC"), warnings) });
   }
   const networkList = find(root, "NetworkList") ?? root;
-  const read = findAll(networkList, "Network").map((n) => network(n, summary));
-  const created = textOf(header, "FileCreationTimestamp");
-  const sampleFlag = textOf(header, "Sample") ?? (root as XmlNode)["@sample"];
-  const complete = textOf(header, "Complete");
-  const fileVersion = textOf(header, /^(RAEXIR21)?FileVersion$/i);
-  return {
+  networkList.used = true;
+  const read_ = findAll(networkList, "Network").map((n) => {
+    n.used = true;
+    return network(n, summary, warnings);
+  });
+  const created = readOf(header, "FileCreationTimestamp");
+  const sampleFlag = sampleMarker(source.slice(0, Math.max(0, source.search(/<[\w-]*:?OrganisationInfo\b/))), root, header);
+  const complete = find(header, "Complete");
+  const fileVersion = readOf(header, /^(RAEXIR21)?FileVersion$/i);
+  const countryEl = find(organisation, "CountryInitials");
+  let country = read(countryEl)?.replace(/\s+/g, "");
+  if (country && country !== country.toUpperCase() && /^[a-z]{2,3}$/i.test(country)) {
+    warnings.add(countryEl, `${JSON.stringify(country)} read as ${JSON.stringify(country.toUpperCase())}`);
+    country = country.toUpperCase();
+  }
+  const document: Ir21DocumentInput = {
+    format: "ir21-json/1",
+    sample: sampleFlag !== null,
     document: {
-      format: "ir21-json/1",
-      sample: sampleFlag === "true",
-      document: {
-        sender_tadig: textOf(header, "SenderTADIG") as string,
-        created_at: created as string,
-        effective_date: (latest(findAll(root, "EffectiveDateOfChange").map(text)) ?? created?.slice(0, 10)) as string,
-        schema_version: textOf(header, "TADIGRAEXIR21SchemaVersion"),
-        ...(fileVersion ? { file_version: fileVersion } : {}),
-        ...(complete !== undefined ? { complete: flag(complete) === true } : {}),
-      },
-      organisation: {
-        name: textOf(organisation, "OrganisationName") as string,
-        country: textOf(organisation, "CountryInitials") as string,
-      },
-      networks: read.flatMap((r) => r.networks) as never,
+      sender_tadig: tadigOf(find(header, "SenderTADIG"), warnings) as string,
+      created_at: created as string,
+      effective_date: (latest(findAll(root, "EffectiveDateOfChange").map(peek)) ?? created?.slice(0, 10)) as string,
+      schema_version: readOf(header, "TADIGRAEXIR21SchemaVersion"),
+      ...(fileVersion ? { file_version: fileVersion } : {}),
+      ...(complete !== undefined ? { complete: flag(complete) === true } : {}),
     },
-    unmodelled: read.flatMap((r) => r.unmodelled),
+    organisation: {
+      name: readOf(organisation, "OrganisationName") as string,
+      country: country as string,
+    },
+    networks: read_.flatMap((r) => r.networks) as never,
+  };
+
+  const unmodelled = new Map<string, number>();
+  unread(root, unmodelled, (el) => (el.name === "ContactInfoSection" ? " (personal data, never read)" : ""));
+  return {
+    document,
+    // Paths start below the root element, which every document has.
+    unmodelled: [...unmodelled].map(([path, n]) => `${path.replace(/^TADIGRAEXIR21\//, "")}${n > 1 ? ` (×${n})` : ""}`),
+    warnings: warnings.list.map((w) => w.replace(/^TADIGRAEXIR21\//, "")),
+    sampleMarker: sampleFlag,
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import countriesLib from "i18n-iso-countries";
 import type { SourceDescriptor } from "../../../contract/catalog.ts";
 import { AppError } from "../../../errors.ts";
@@ -9,6 +10,7 @@ import type { MaterialisedDataset } from "./demo.ts";
 import { Ir21Document } from "./ir21-document.ts";
 import { ir21FromXml } from "./ir21-xml.ts";
 import { normaliseName, slug } from "../../operators/names.ts";
+import { OWN_IR21_SAMPLES } from "../../../package-files.ts";
 
 /**
  * IR.21 documents (docs/ir21-format.md) as datasets: `ir21` mode (only the documents' operators) and
@@ -23,8 +25,12 @@ export interface LoadedDocument {
   document: Ir21Document;
   /** ISO 3166 alpha-2 of the organisation. */
   country: string;
-  /** Sections of the document this service does not model (XML form), for the import report. */
+  /** Elements of the document no record holds (XML form), by path, for the import report. */
   unmodelled: string[];
+  /** What was normalised on the way in (XML form), by path, for the import report. */
+  warnings: string[];
+  /** How the document marks itself as a sample (`RAEXIR21FileHeader/Sample = "true"` …), when it does. */
+  sampleMarker: string | null;
 }
 
 /**
@@ -64,9 +70,14 @@ export function expandDocumentPaths(paths: string[]): string[] {
 }
 
 /** Parses and validates one document; problems are returned, not thrown. */
-export function parseIr21(file: string, content: string): { document: Ir21Document; country: string; unmodelled: string[] } | { problems: string[] } {
+export function parseIr21(
+  file: string,
+  content: string,
+): { document: Ir21Document; country: string; unmodelled: string[]; warnings: string[]; sampleMarker: string | null } | { problems: string[] } {
   let input: unknown;
   let unmodelled: string[] = [];
+  let warnings: string[] = [];
+  let sampleMarker: string | null = null;
   const ext = extname(file).toLowerCase();
   if (ext === ".xml" || content.trimStart().startsWith("<")) {
     // The XML declaration may still say encoding="UTF-16": the text is already decoded.
@@ -74,6 +85,8 @@ export function parseIr21(file: string, content: string): { document: Ir21Docume
     if ("problems" in xml) return xml;
     input = xml.document;
     unmodelled = xml.unmodelled;
+    warnings = xml.warnings;
+    sampleMarker = xml.sampleMarker;
   } else {
     try {
       input = JSON.parse(content);
@@ -89,7 +102,8 @@ export function parseIr21(file: string, content: string): { document: Ir21Docume
   const country = typeof initials === "string" ? countryFromInitials(initials) : null;
   if (typeof initials === "string" && /^[A-Z0-9]{2,3}$/.test(initials) && !country) problems.push(`organisation.country: unknown country code ${initials}`);
   if (!parsed.success || !country || problems.length) return { problems };
-  return { document: parsed.data, country, unmodelled };
+  if (parsed.data.sample && sampleMarker === null) sampleMarker = '"sample": true';
+  return { document: parsed.data, country, unmodelled, warnings, sampleMarker };
 }
 
 /**
@@ -120,7 +134,15 @@ export function readIr21Documents(paths: string[]): LoadedDocument[] {
       if (plmns.has(plmn)) problems.push(`${file}: network ${plmn} is also in ${plmns.get(plmn)}`);
       plmns.set(plmn, file);
     }
-    documents.push({ file, sha256: createHash("sha256").update(raw).digest("hex"), document, country: result.country, unmodelled: result.unmodelled });
+    documents.push({
+      file,
+      sha256: createHash("sha256").update(raw).digest("hex"),
+      document,
+      country: result.country,
+      unmodelled: result.unmodelled,
+      warnings: result.warnings,
+      sampleMarker: result.sampleMarker,
+    });
   }
   if (problems.length) {
     throw new AppError("INVALID_DATASET", `IR.21 import refused, nothing was changed. ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
@@ -130,19 +152,39 @@ export function readIr21Documents(paths: string[]): LoadedDocument[] {
 
 const toIsoTime = (value: string) => new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value).toISOString();
 
+/** ir21's own sample documents (server/samples/ir21), by checksum: only these are ir21's CC0 files. */
+let ownSamples: Set<string> | null = null;
+function ownSampleChecksums(): Set<string> {
+  if (ownSamples) return ownSamples;
+  ownSamples = new Set();
+  const folder = fileURLToPath(OWN_IR21_SAMPLES);
+  for (const entry of existsSync(folder) ? readdirSync(folder) : []) {
+    if ([".json", ".xml"].includes(extname(entry).toLowerCase())) ownSamples.add(createHash("sha256").update(readFileSync(join(folder, entry))).digest("hex"));
+  }
+  return ownSamples;
+}
+
+/**
+ * The source of a document. A sample is attributed as a sample, and as ir21's own CC0 file only when
+ * it is byte for byte one of ir21's packaged samples; any other sample keeps its sender's terms (its
+ * stated licence, else NOASSERTION) and says how it marked itself.
+ */
 function sourceOf(doc: LoadedDocument): SourceDescriptor {
   const { document } = doc;
   const sender = document.document.sender_tadig;
+  const own = document.sample && ownSampleChecksums().has(doc.sha256);
   return {
     id: `${document.sample ? "ir21-sample" : "ir21"}:${sender}`,
     name: `${document.sample ? "SAMPLE " : ""}IR.21 document of ${document.organisation.name} (${sender})`,
     package: null,
     version: document.document.schema_version ?? null,
     files: [{ path: basename(doc.file), sha256: doc.sha256 }],
-    license: document.document.license ?? (document.sample ? "CC0-1.0" : "LicenseRef-IR21-operator-document"),
-    attribution: document.sample
+    license: document.document.license ?? (own ? "CC0-1.0" : document.sample ? "NOASSERTION" : "LicenseRef-IR21-operator-document"),
+    attribution: own
       ? "Synthetic sample document shipped with ir21 for demonstration and tests; the values are NOT the operator's real IR.21 data."
-      : `IR.21 roaming data of ${document.organisation.name} (${sender}); redistribution subject to the operator's and GSMA's terms.`,
+      : document.sample
+        ? `Sample IR.21 document of ${document.organisation.name} (${sender}), ${basename(doc.file)}, marked as a sample by ${doc.sampleMarker ?? "its sender"}; not a file of ir21 and not the operator's real IR.21 data; its terms are its author's.`
+        : `IR.21 roaming data of ${document.organisation.name} (${sender}); redistribution subject to the operator's and GSMA's terms.`,
     url: null,
     published_at: toIsoTime(document.document.created_at),
     effective_at: toIsoTime(document.document.effective_date),

@@ -15,6 +15,8 @@ import { LINK_AUDIT } from "./link-audit.ts";
 import { OPERATOR_ALIASES } from "./operator-aliases.ts";
 import { OPERATOR_LINEAGE, lineageOf, survivingOperatorId } from "../../operators/lineage.ts";
 import { unlistedReason } from "../../operators/listing.ts";
+import { networkCountries } from "../network-countries.ts";
+import { imsiBlockRange, newAccounting, settle, type NetworkFileAccounting } from "../network-records.ts";
 
 /**
  * The reference dataset (source_mode `reference`, docs/catalog.md "Reference data"), built offline
@@ -46,6 +48,8 @@ export interface ReferenceReport {
   /** Entries of operator-lineage.ts naming an operator or successor the data does not have (not applied). */
   unusedLineage: string[];
   networks: number;
+  /** What became of each entry of the package's MCC/MNC list: networks, merged repeats, IMSI blocks, listed. */
+  networkAccounting: NetworkFileAccounting;
   operators: number;
   countries: number;
 }
@@ -405,11 +409,19 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
       .split("/")
       .map((part) => part.slice(0, 2).toUpperCase())
       .filter((iso2) => countries.has(iso2));
+  const rowNumber = new Map(rows.map((row, i) => [row, i + 1]));
+  const listAccounting = newAccounting("mcc-mnc-list", "mcc-mnc-list/mcc-mnc-list.json", rows.length);
+  /** Entries that are no MCC + 2- or 3-digit MNC: IMSI blocks (208 50144) or listed, below. */
+  const oddRows: MccMncRow[] = [];
   for (const row of ordered) {
     const id = `${row.mcc}-${row.mnc}`;
-    if (!/^\d{3}$/.test(row.mcc) || !/^\d{2,3}$/.test(row.mnc)) continue;
+    if (!/^\d{3}$/.test(row.mcc) || !/^\d{2,3}$/.test(row.mnc)) {
+      oddRows.push(row);
+      continue;
+    }
     const kept = networks.get(id);
     if (kept) {
+      listAccounting.merged++;
       territoryRows.push(row);
       // The same PLMN listed again under another territory: its names there lead to the kept operator.
       for (const territory of territoriesOf(row.countryCode)) {
@@ -468,7 +480,32 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
       source: "mcc-mnc-list",
     });
     networkRows.set(id, row);
+    listAccounting.networks++;
   }
+  // ARCEP's IMSI blocks inside MNC 50 (the list writes them as 5-digit MNCs, `50144`): e212 ranges that
+  // answer their IMSIs. A range of MNCs (`100 - 190`) or a `?` is listed, with its reason.
+  const imsiBlocks: NumberRangeRecord[] = [];
+  for (const row of oddRows.sort((a, b) => rowNumber.get(a)! - rowNumber.get(b)!)) {
+    const entry = rowNumber.get(row)!;
+    const mnc = String(row.mnc ?? "").trim();
+    if (/^\d{3}$/.test(row.mcc) && /^\d{4,7}$/.test(mnc)) {
+      const country = countryOf(row.countryCode);
+      const name = (row.operator ?? row.brand)?.trim() || null;
+      const operatorId = name ? survivingOperatorId(`${country.toLowerCase()}.${slug(normaliseName(name) || name.toLowerCase())}`) : null;
+      imsiBlocks.push(
+        imsiBlockRange(
+          { mcc: row.mcc, mnc: mnc.slice(0, 2), msinPrefix: mnc.slice(2) },
+          { country, operatorId: operatorId && operators.has(operatorId) ? operatorId : null, networkId: networks.has(`${row.mcc}-${mnc.slice(0, 2)}`) ? `${row.mcc}-${mnc.slice(0, 2)}` : null, holder: name, holderId: null, source: "mcc-mnc-list", date: null, status: null },
+        ),
+      );
+      listAccounting.imsiBlocks++;
+    } else if (/^\d{2,3}\s*-\s*\d{2,3}$/.test(mnc)) {
+      listAccounting.listed.push({ row: entry, reason: "mnc_range", detail: `${row.mcc}-${mnc} (${row.operator ?? row.brand ?? "no holder"}) is a range of codes, not one network` });
+    } else {
+      listAccounting.listed.push({ row: entry, reason: "malformed", detail: `MCC "${row.mcc}" MNC "${mnc}" (${row.operator ?? row.brand ?? "no holder"}) is not an MCC and a 2- or 3-digit MNC` });
+    }
+  }
+  settle(listAccounting);
   // A PLMN row kept under another territory still says how its own operator is doing there: 338-05,
   // Jamaica's MCC, is Digicel Jamaica's network, and its Cayman row says "Digicel Cayman Ltd.,
   // Operational" while Digicel Cayman's own row (346-050) is only reserved. The row's status counts
@@ -587,12 +624,20 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
       });
     }
   }
+  numberRanges.push(...imsiBlocks);
   numberRanges.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
-  // An operator of a shared MCC or PLMN is filed under its first listed territory ("BL/GF/GP/MF/MQ"
-  // files Guadeloupe's operators under Saint-Barthélemy, "YT/RE" Réunion's under Mayotte): refile it
-  // under the territory most of its ranges belong to, when its networks list that territory, and its
-  // networks with it. docs/catalog.md "Territories".
+  // A network's country comes from the MCC/MNC list alone, by one rule (network-countries.ts; docs/
+  // catalog.md "A network's country"), and an operator's from its networks: loading carrier prefixes
+  // or a register never moves them ("BL/GF/GP/MF/MQ" no longer files Guadeloupe's operators under
+  // Saint-Barthélemy, nor does a count of ranges decide between Guyane and Martinique).
+  const pairCountry = networkCountries(
+    rows.filter((r) => /^\d{3}$/.test(r.mcc) && /^\d{2,3}$/.test(r.mnc)).map((r) => ({ mcc: r.mcc, mnc: r.mnc, countries: territoriesOf(r.countryCode), words: [r.operator, r.brand, r.notes] })),
+  );
+  for (const network of networks.values()) {
+    const country = pairCountry.get(network.id);
+    if (country) network.country_iso2 = country;
+  }
   const rangeTerritories = new Map<string, Map<string, number>>();
   for (const range of numberRanges) {
     if (!range.operator_id) continue;
@@ -602,19 +647,14 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
   }
   const operatorNetworks = new Map<string, NetworkRecord[]>();
   for (const network of networks.values()) if (network.operator_id) operatorNetworks.set(network.operator_id, [...(operatorNetworks.get(network.operator_id) ?? []), network]);
+  // An operator's country: the one most of its networks have (ties: its first network's, by id).
   for (const draft of operators.values()) {
-    const counts = rangeTerritories.get(draft.id);
-    if (!counts) continue;
-    const home = mostCommon(counts)!;
-    if (home === draft.country || (counts.get(draft.country) ?? 0) >= counts.get(home)!) continue;
-    const own = operatorNetworks.get(draft.id) ?? [];
-    const served = own.filter((n) => networkTerritories.get(n.id)?.has(home));
-    // Only an operator whose every network lists that territory is that territory's: T-Mobile US holds
-    // Puerto Rico's ranges through 310-260 (listed under PR too) but its other networks are the
-    // mainland's, so it stays a US operator serving PR (its `territories`, below).
-    if (!served.length || served.length < own.length) continue;
-    draft.country = home;
-    for (const network of served) network.country_iso2 = home;
+    const own = [...(operatorNetworks.get(draft.id) ?? [])].sort((a, b) => (a.id < b.id ? -1 : 1));
+    if (own.length === 0) continue;
+    const counts = new Map<string, number>();
+    for (const n of own) counts.set(n.country_iso2, (counts.get(n.country_iso2) ?? 0) + 1);
+    const top = Math.max(...counts.values());
+    draft.country = own.find((n) => counts.get(n.country_iso2) === top)!.country_iso2;
   }
   // The territories an operator serves: its country, and each other territory where it holds ranges
   // (libphonenumber's region of a valid number) AND one of its networks is listed (the PLMN's
@@ -751,6 +791,7 @@ export async function referenceDataset(options: { carriers?: ImportedCarrierData
       unusedAliases: [...aliasUses].filter(([, uses]) => uses === 0).map(([entry]) => entry),
       unusedLineage,
       networks: networks.size,
+      networkAccounting: listAccounting,
       operators: operatorRecords.length,
       countries: countries.size,
     },
