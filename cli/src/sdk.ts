@@ -2,7 +2,7 @@ import { AGREEMENT_VERSION, cookieFetch, createClient, createConsoleClient, isIr
 
 import packageJson from "../package.json" with { type: "json" };
 
-export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource, type ListenDelivery, type ListenMessage } from "@ir21/sdk";
+export { EVENT_TYPES, EXPORT_RESOURCES, type EventType, type ExportResource, type ImsiLookupField, type ListenDelivery, type ListenMessage, type NumberLookupField } from "@ir21/sdk";
 export { isWebhookVerificationError, verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@ir21/sdk/webhooks";
 
 /**

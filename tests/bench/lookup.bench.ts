@@ -36,6 +36,13 @@
  * leaves (the baseline's CPU / 0.4) and the ceiling of 1.25 × this server's floor (its /healthz plus
  * the lookup's own work). The batch's target (≥ 0.5 of an in-process libphonenumber-js loop) is checked
  * by lookup-batch.bench.ts.
+ *
+ * Issue 34 adds the careful-user peer (careful-user-server.ts: Fastify + libphonenumber-js + the
+ * carrier map in memory, answering number, country, validity, type and carrier in about 110 bytes, no
+ * auth), loaded with the same numbers at the same connections in the same rounds, and ir21 with an
+ * API key and `fields=number,country_iso2,valid,number_type,range_holder` (`lookup_api_key_fields`).
+ * Target: that variant reaches at least 1.0 of the peer's rate (median of the per-round ratios); the
+ * full answer (`lookup_api_key`) is reported as before.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -52,7 +59,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 /** Issue 20's targets: ratios to bare node:http (median over the rounds) and CPU against the floor. */
-const TARGETS = { api_key_ratio: 0.4, anonymous_ratio: 0.5, cpu_to_floor: 1.25 };
+const TARGETS = { api_key_ratio: 0.4, anonymous_ratio: 0.5, cpu_to_floor: 1.25, fields_to_peer: 1.0 };
+/** Issue 34's small answer: what the careful-user peer answers, asked of ir21 with `fields=`. */
+const SMALL_FIELDS = "number,country_iso2,valid,number_type,range_holder";
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -264,10 +273,23 @@ export async function run() {
   );
   const minimalH3Url = `http://127.0.0.1:${h3Port}`;
 
+  // Issue 34's peer: what a careful user writes instead (careful-user-server.ts), and ir21's answer of
+  // the same fields.
+  const peerPort = await freePort();
+  const peer = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./careful-user-server.ts", import.meta.url))], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    env: { ...process.env, PORT: String(peerPort) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  const peerPaths = paths.map((path) => path.replace("/v1/lookup?", "/lookup?"));
+  const fieldsPaths = paths.map((path) => `${path}&fields=${SMALL_FIELDS}`);
+
   try {
     await waitFor(`${lookupUrl}/healthz`, ir21);
     await waitFor(bareUrl, bare);
     await waitFor(minimalH3Url, minimalH3);
+    await waitFor(`${peerUrl}${peerPaths[0]}`, peer);
     // Timed once the servers are up, so their start does not take CPU from the timing.
     const ownWork = await lookupOwnWork(setup, key.headers["x-api-key"]!, paths.map((path) => decodeURIComponent(path.split("number=")[1]!)));
     await waitFor(`${dataWorkUrl}${paths[0]}`, dataWork);
@@ -286,10 +308,20 @@ export async function run() {
     await measure(minimalH3Url, {}, ["/"], 2);
     await measure(lookupUrl, key.headers, paths, 3);
     await measure(dataWorkUrl, {}, [...paths, ...publicPaths], 2);
+    await measure(peerUrl, {}, peerPaths, 2);
+    await measure(lookupUrl, key.headers, fieldsPaths, 2);
+    // Both sides answer every number: the peer and ir21 read the same numbers alike.
+    for (const [i, path] of fieldsPaths.slice(0, 20).entries()) {
+      const small = (await setup.json(path, { headers: key.headers })).body.data;
+      const theirs = await (await fetch(`${peerUrl}${peerPaths[i]}`)).json();
+      if (small.number !== theirs.number || small.valid !== theirs.valid) throw new Error(`${path}: ir21 and the peer read the number differently`);
+    }
 
     const variants = {
       baseline_bare_node_http: () => measure(bareUrl, {}, ["/"], SECONDS, bare),
       lookup_api_key: () => measure(lookupUrl, key.headers, paths, SECONDS, ir21),
+      careful_user_peer: () => measure(peerUrl, {}, peerPaths, SECONDS, peer),
+      lookup_api_key_fields: () => measure(lookupUrl, key.headers, fieldsPaths, SECONDS, ir21),
       lookup_session: () => measure(lookupUrl, user.headers, paths, SECONDS, ir21),
       lookup_anonymous: () => measure(lookupUrl, {}, paths, SECONDS, ir21),
       minimal_h3_app: () => measure(minimalH3Url, {}, ["/"], SECONDS, minimalH3),
@@ -315,6 +347,9 @@ export async function run() {
       const cpu = medians[name].server_cpu_us_per_request;
       return cpu ? Math.round((cpu.user + cpu.system) * 10) / 10 : null;
     };
+    // Issue 34: ir21 with the peer's fields against the peer, per round.
+    const fieldsToPeer = spread(rounds.map((r) => r.lookup_api_key_fields.requests_per_second / r.careful_user_peer.requests_per_second));
+    const fullToPeer = spread(rounds.map((r) => r.lookup_api_key.requests_per_second / r.careful_user_peer.requests_per_second));
     const baselineCpu = cpuOf("baseline_bare_node_http");
     const healthzCpu = cpuOf("ir21_healthz");
     const floor = healthzCpu === null ? null : Math.round((healthzCpu + ownWork.total) * 10) / 10;
@@ -325,6 +360,7 @@ export async function run() {
       lookup_api_key_ratio: ratios.lookup_api_key.median >= TARGETS.api_key_ratio,
       lookup_anonymous_ratio: ratios.lookup_anonymous.median >= TARGETS.anonymous_ratio,
       lookup_api_key_cpu: floor === null || apiKeyCpu === null ? null : apiKeyCpu <= TARGETS.cpu_to_floor * floor,
+      lookup_api_key_fields_to_peer: fieldsToPeer.median >= TARGETS.fields_to_peer,
     };
     return {
       database: setup.target,
@@ -336,10 +372,14 @@ export async function run() {
       response_bytes_anonymous: Buffer.byteLength(JSON.stringify((await setup.json(paths[0]!)).body)),
       target:
         `issue 20: lookup_api_key >= ${TARGETS.api_key_ratio} and lookup_anonymous >= ${TARGETS.anonymous_ratio} of baseline_bare_node_http ` +
-        `(median ratios over the rounds); lookup_api_key CPU per request <= ${TARGETS.cpu_to_floor} x floor`,
+        `(median ratios over the rounds); lookup_api_key CPU per request <= ${TARGETS.cpu_to_floor} x floor; ` +
+        `issue 34: lookup_api_key_fields (fields=${SMALL_FIELDS}) >= ${TARGETS.fields_to_peer} of careful_user_peer`,
       target_met: Object.values(targets).every((met) => met !== false),
       targets_met: targets,
       ratio_rps_to_baseline: ratios,
+      ratio_rps_to_careful_user_peer: { lookup_api_key_fields: fieldsToPeer, lookup_api_key: fullToPeer },
+      response_bytes_fields: Buffer.byteLength(JSON.stringify((await setup.json(fieldsPaths[0]!, { headers: key.headers })).body)),
+      response_bytes_peer: Buffer.byteLength(await (await fetch(`${peerUrl}${peerPaths[0]}`)).text()),
       lookup_own_work_us: ownWork,
       // Server CPU per request (user + system, medians). Where the rate follows CPU, the target leaves
       // `target_budget` per lookup; `floor` is what this server cannot go below: its spine (/healthz)
@@ -350,11 +390,13 @@ export async function run() {
         ceiling: floor === null ? null : Math.round(TARGETS.cpu_to_floor * floor * 10) / 10,
         lookup_api_key: apiKeyCpu,
         lookup_anonymous: cpuOf("lookup_anonymous"),
+        lookup_api_key_fields: cpuOf("lookup_api_key_fields"),
+        careful_user_peer: cpuOf("careful_user_peer"),
       },
       measured_median: medians,
     };
   } finally {
-    await Promise.all([stop(ir21), stop(bare), stop(minimalH3), stop(dataWork)]);
+    await Promise.all([stop(ir21), stop(bare), stop(minimalH3), stop(dataWork), stop(peer)]);
     await setup.close();
   }
 }

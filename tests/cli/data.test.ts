@@ -58,6 +58,40 @@ describe("ir21 lookup", () => {
   });
 });
 
+describe("ir21 lookup --fields", () => {
+  it("asks the service for those fields only: one number, an IMSI, several; unknown names are the service's 400", async () => {
+    const fields = "number,valid,number_type,range_holder,operator.id";
+    const whole = (await server.json("/v1/lookup?number=%2B8613912345678", { headers: { "x-api-key": key } })).body.data;
+    const one = await cli.run(["--json", "lookup", "+8613912345678", "--fields", fields], { env: keyEnv });
+    expect(one.code).toBe(0);
+    expect(one.json()).toEqual({ number: whole.number, valid: whole.valid, number_type: whole.number_type, range_holder: whole.range_holder, operator: { id: whole.operator.id } });
+    const human = await cli.run(["lookup", "+8613912345678", "--fields", fields], { env: keyEnv });
+    expect(human.stdout).toMatch(/^range_holder\s+China Mobile$/m);
+    expect(human.stdout).toMatch(/^operator\s+\{"id":"cn\.china-mobile"\}$/m);
+    expect(human.stdout).not.toMatch(/formats/);
+
+    const imsi = await cli.run(["--json", "lookup", "460110123456789", "--fields", "mcc,mnc,network.id"], { env: keyEnv });
+    expect(imsi.json()).toEqual({ mcc: "460", mnc: "11", network: { id: "460-11" } });
+
+    const numbers = ["+8613912345678", "nope", "+447700900123"];
+    const wholeItems = (await server.json("/v1/lookup/batch", { method: "POST", headers: { "x-api-key": key }, body: { numbers } })).body.data.items;
+    const many = await cli.run(["--json", "lookup", ...numbers, "--fields", "number,range_holder"], { env: keyEnv });
+    expect(many.code).toBe(0);
+    expect(many.json()).toEqual(wholeItems.map((item: { number: string; range_holder?: string; error?: unknown }) => (item.error ? item : { number: item.number, range_holder: item.range_holder })));
+    const table = await cli.run(["lookup", ...numbers, "--fields", "number,range_holder"], { env: keyEnv });
+    // Piped: the table's rows tab-separated, a column per field asked and the error.
+    expect(table.stdout.split("\n").filter(Boolean)).toEqual(["+8613912345678\tChina Mobile\t-", "nope\t-\tINVALID_REQUEST", `+447700900123\t${wholeItems[2].range_holder ?? "-"}\t-`]);
+
+    const unknown = await cli.run(["lookup", "+8613912345678", "--fields", "number,carrier"], { env: keyEnv });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/INVALID_REQUEST: fields: carrier/);
+    const anonymous = await cli.run(["lookup", "+8613912345678", "--fields", "number,range"]);
+    expect(anonymous.code).toBe(2);
+    expect(anonymous.stderr).toMatch(/range: not in the public projection/);
+    expect((await cli.run(["lookup", "+8613912345678", "--fields", ","], { env: keyEnv })).code).toBe(1);
+  });
+});
+
 describe("ir21 countries / operators / ranges / meta", () => {
   it("lists and shows with stable JSON", async () => {
     const countries = (await cli.run(["--json", "countries"])).json();

@@ -57,6 +57,19 @@ describe("the OpenAPI document and standard tools", () => {
     expect(warnings).toEqual(DOCUMENTED_WARNINGS);
   }, 120_000);
 
+  it("describes fields= on the lookup and its batch as a query parameter (issue 34)", () => {
+    for (const [path, method] of [["/v1/lookup", "get"], ["/v1/lookup/batch", "post"]] as const) {
+      const parameter = (document.paths[path][method].parameters as Array<{ name: string; in: string; required?: boolean; description?: string; schema: { type: string; pattern?: string } }>).find((p) => p.name === "fields");
+      expect(parameter, `${method} ${path}`).toMatchObject({ in: "query", schema: { type: "string" } });
+      expect(parameter!.required ?? false).toBe(false);
+      expect(parameter!.description).toMatch(/Lookup fields/);
+      // The pattern the document states accepts the lists docs/api.md shows and refuses an empty name.
+      const pattern = new RegExp(parameter!.schema.pattern!);
+      expect(pattern.test("number,valid,number_type,range_holder,operator.id,network.mcc,network.mnc")).toBe(true);
+      expect(pattern.test("number,,valid")).toBe(false);
+    }
+  });
+
   it("validates with swagger-parser (schema, references, parameters)", async () => {
     const api = (await SwaggerParser.validate(structuredClone(document) as never)) as { paths: object };
     expect(Object.keys(api.paths).length).toBe(Object.keys(document.paths).length);

@@ -25,8 +25,10 @@ const QUERY_PARAMETERS: Record<string, readonly string[]> = {
   "GET /v1/number-ranges": keysOf<NumberRangesQuery>()(["cursor", "limit", "country", "operator", "kind", "plan", "prefix"]),
   "GET /v1/capabilities": keysOf<CapabilitiesQuery>()(["cursor", "limit", "country", "operator", "network", "name"]),
   "GET /v1/changes": keysOf<ChangesQuery>()(["since", "cursor", "limit", "types", "country", "operator"]),
-  // lookup(number, {country}) and lookupImsi(imsi)
-  "GET /v1/lookup": ["number", "country", "imsi"],
+  // lookup(number, {country, fields}) and lookupImsi(imsi, {fields})
+  "GET /v1/lookup": ["number", "country", "imsi", "fields"],
+  // lookupBatch(numbers, {country, fields}): fields in the query, the rest in the body (below)
+  "POST /v1/lookup/batch": ["fields"],
 };
 
 /** The SDK method serving each /v1 route (tests/sdk/data-client.test.ts calls every one against a live server). */

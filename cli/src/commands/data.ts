@@ -2,7 +2,7 @@ import { leaf, type Ir21Command } from "../command.ts";
 import { UsageError } from "../errors.ts";
 import { humanTime } from "../output.ts";
 import type { Runtime } from "../runtime.ts";
-import type { DataApi, EventType } from "../sdk.ts";
+import type { DataApi, EventType, ImsiLookupField, NumberLookupField } from "../sdk.ts";
 import { EVENT_FILTER_FLAGS, eventTypesOf, integer, listOf, moreHint, readStdin } from "./shared.ts";
 
 /**
@@ -31,7 +31,8 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
       details: [
         "A value starting with + (or given with --country) is a phone number; 14-15 digits without + are",
         "taken as an IMSI (force either with --number or --imsi). range_holder is the original holder of",
-        "the number's range, not necessarily today's carrier (numbers are ported).",
+        "the number's range, not necessarily today's carrier (numbers are ported). --fields asks the",
+        "service for those fields only (a smaller, cheaper answer; names in docs/api.md \"Lookup fields\").",
         CREDENTIALS_NOTE,
       ].join("\n"),
       examples: [
@@ -41,6 +42,7 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         "ir21 --json lookup +8613912345678 | jq .range_holder",
         "ir21 lookup +8613912345678 +8613012345678 +447700900123",
         "cut -f1 numbers.tsv | ir21 lookup - --country CN",
+        "ir21 lookup +8613912345678 --fields number,valid,number_type,range_holder,operator.id",
       ],
       variadic: "more-numbers",
       args: {
@@ -52,20 +54,33 @@ export function dataCommands(rt: Runtime): Record<string, Ir21Command> {
         country: { type: "string", valueHint: "CC", description: "The country of a national number (ISO alpha-2)" },
         imsi: { type: "boolean", description: "Treat the value as an IMSI" },
         number: { type: "boolean", description: "Treat the value as a phone number" },
+        fields: {
+          type: "string",
+          valueHint: "list",
+          description: "Only these fields of the answer, comma-separated, dotted for a sub-field (number,valid,number_type,range_holder,operator.id)",
+        },
       },
       run: async (args) => {
         if (args.imsi && (args.number || args.country)) throw new UsageError("--imsi does not go with --number or --country");
         const value = args["number-or-imsi"];
         const extra = (args._ as string[]).slice(1);
+        const fields = fieldsOf(args.fields);
         if (extra.length > 0 || value === "-") {
           if (args.imsi) throw new UsageError("--imsi looks up one IMSI; several values are phone numbers");
           const numbers = value === "-" ? await numbersFromStdin(rt, extra) : [value, ...extra];
-          await lookupMany(rt, numbers, args.country);
+          if (fields) await lookupManyFields(rt, numbers, args.country, fields);
+          else await lookupMany(rt, numbers, args.country);
           return;
         }
         const compact = value.replace(/[\s-]/g, "");
         const asImsi = args.imsi || (!args.number && !args.country && /^\d{14,15}$/.test(compact));
         const client = rt.data();
+        if (fields) {
+          // The names are the service's to check (a 400 names the unknown ones): typed as any name.
+          const { data } = asImsi ? await client.lookupImsi(compact, { fields: fields as ImsiLookupField[] }) : await client.lookup(value, { country: args.country, fields: fields as NumberLookupField[] });
+          rt.out.result(data, () => rt.out.fields(Object.entries(data).map(([name, field]) => [name, shown(field)] as const)));
+          return;
+        }
         if (asImsi) {
           const { data } = await client.lookupImsi(compact);
           rt.out.result(data, () => {
@@ -455,6 +470,39 @@ async function lookupMany(rt: Runtime, numbers: string[], country: string | unde
         { header: "RANGE HOLDER", value: (item) => ("error" in item ? null : item.range_holder) },
         { header: "OPERATOR", value: (item) => ("error" in item ? null : item.operator?.id), id: true },
         { header: "ERROR", value: (item) => ("error" in item ? item.error.code : null) },
+      ],
+      "No numbers.",
+    ),
+    { items },
+  );
+}
+
+/** `--fields a,b.c`: the names, or undefined without the flag; an empty list is a usage error. */
+function fieldsOf(flag: string | undefined): string[] | undefined {
+  if (flag === undefined) return undefined;
+  const names = flag.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  if (names.length === 0) throw new UsageError("--fields takes field names, comma-separated: number,valid,range_holder");
+  return names;
+}
+
+/** A field of a narrowed answer on a line: text as it is, anything else (an object, a list) as compact JSON. */
+const shown = (value: unknown): string | number | boolean | null => (value === null || typeof value !== "object" ? (value as string | number | boolean | null) : JSON.stringify(value));
+
+/** {@link lookupMany} with `--fields`: a column per field the answers have, and the error. */
+async function lookupManyFields(rt: Runtime, numbers: string[], country: string | undefined, fields: string[]): Promise<void> {
+  const client = rt.data();
+  const items: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < numbers.length; i += BATCH_SIZE) {
+    const { data } = await client.lookupBatch(numbers.slice(i, i + BATCH_SIZE), { country, fields: fields as NumberLookupField[] });
+    items.push(...(data.items as Array<Record<string, unknown>>));
+  }
+  const names = [...new Set(items.filter((item) => !("error" in item)).flatMap((item) => Object.keys(item)))];
+  rt.out.result(items, () =>
+    rt.out.table(
+      items,
+      [
+        ...names.map((name) => ({ header: name.toUpperCase(), value: (item: Record<string, unknown>) => ("error" in item ? (name === "number" ? (item.number as string) : null) : shown(item[name])) })),
+        { header: "ERROR", value: (item: Record<string, unknown>) => ("error" in item ? (item.error as { code: string }).code : null) },
       ],
       "No numbers.",
     ),

@@ -39,6 +39,34 @@ export interface Projections {
   public: { operator: PublicOperator; operatorDetail: PublicOperatorDetail; network: PublicNetwork; numberLookup: PublicNumberLookup; imsiLookup: PublicImsiLookup };
 }
 
+/**
+ * A name `fields` may give for an answer `T` (docs/api.md "Lookup fields"): one of its fields, or
+ * `field.sub` for a field of the object (or of each object of the array) it holds. The server takes
+ * deeper paths too (`range.source`); the types stop at one dot.
+ */
+export type FieldName<T> = {
+  [K in keyof T & string]: K | SubFieldName<K, NonNullable<T[K]>>;
+}[keyof T & string];
+type SubFieldName<K extends string, V> = V extends readonly (infer E)[] ? (E extends object ? `${K}.${keyof E & string}` : never) : V extends object ? `${K}.${keyof V & string}` : never;
+
+/** The names of a number's answer `fields` may give, in a projection (the public one has fewer). */
+export type NumberLookupField<A extends Access = "full"> = FieldName<Projections[A]["numberLookup"]>;
+/** The names of an IMSI's answer `fields` may give, in a projection. */
+export type ImsiLookupField<A extends Access = "full"> = FieldName<Projections[A]["imsiLookup"]>;
+
+/**
+ * An answer `T` narrowed to the names `F` (what the server answers with `fields`): the fields named,
+ * and of a field named only by its sub-fields (`operator.id`) an object (each object of an array, or
+ * null) with only those.
+ * @example
+ * type Small = Selected<NumberLookup, "number" | "number_type" | "operator.id">;
+ * // { number: string; number_type: string | null; operator: { id: string } | null }
+ */
+export type Selected<T, F extends string> = {
+  [K in keyof T & string as K extends F ? K : F extends `${K}.${string}` ? K : never]: K extends F ? T[K] : Narrowed<T[K], F extends `${K}.${infer S}` ? S : never>;
+};
+type Narrowed<V, S extends string> = V extends null ? null : V extends readonly (infer E)[] ? Array<Pick<E, S & keyof E>> : Pick<V, S & keyof V>;
+
 /** The access a client made with options `O` has: full with a key or a session, else public. */
 export type AccessOf<O> = O extends { apiKey: string } ? "full" : O extends { cookies: object } ? "full" : "public";
 
@@ -136,11 +164,27 @@ export interface Listing<Q extends PageParams, T> {
 export interface DataClient<A extends Access = "full"> {
   /** The current dataset version, counts, sources and their licences. */
   meta(options?: CallOptions): Promise<DataResult<DataMeta>>;
-  /** A phone number (E.164, or national with `country`) by longest-prefix match. */
+  /**
+   * A phone number (E.164, or national with `country`) by longest-prefix match. With `fields`, only
+   * those fields are answered (and only their work done: docs/api.md "Lookup fields"), and the
+   * answer's type has only them.
+   * @example
+   * const { data } = await ir21.lookup("+8613912345678", { fields: ["number", "valid", "range_holder", "operator.id"] });
+   * data.operator?.id; // data.formats is not there
+   */
+  lookup<const F extends NumberLookupField<A>>(number: string, options: { country?: string; fields: readonly F[] } & CallOptions): Promise<DataResult<Selected<Projections[A]["numberLookup"], F>>>;
   lookup(number: string, options?: { country?: string } & CallOptions): Promise<DataResult<Projections[A]["numberLookup"]>>;
-  /** An IMSI (6 to 15 digits) by MCC + MNC. */
+  /** An IMSI (6 to 15 digits) by MCC + MNC; `fields` as for {@link DataClient.lookup}. */
+  lookupImsi<const F extends ImsiLookupField<A>>(imsi: string, options: { fields: readonly F[] } & CallOptions): Promise<DataResult<Selected<Projections[A]["imsiLookup"], F>>>;
   lookupImsi(imsi: string, options?: CallOptions): Promise<DataResult<Projections[A]["imsiLookup"]>>;
-  /** Up to 100 numbers in order; a number that does not parse is an item with `error`. One quota unit per number. */
+  /**
+   * Up to 100 numbers in order; a number that does not parse is an item with `error`. One quota unit
+   * per number. `fields` narrows each number's answer (an error item stays whole).
+   */
+  lookupBatch<const F extends NumberLookupField<A>>(
+    numbers: readonly string[],
+    options: { country?: string; fields: readonly F[] } & CallOptions,
+  ): Promise<DataResult<{ items: Array<Selected<Projections[A]["numberLookup"], F> | BatchLookupItemError> }>>;
   lookupBatch(numbers: readonly string[], options?: { country?: string } & CallOptions): Promise<DataResult<{ items: Array<Projections[A]["numberLookup"] | BatchLookupItemError> }>>;
   countries: {
     list(options?: CallOptions): Promise<DataResult<{ items: Country[] }>>;
@@ -204,13 +248,18 @@ async function* paginate<T>(fetchPage: (cursor: string | undefined) => Promise<D
   } while (cursor !== undefined);
 }
 
+/** What the lookups' implementations take (their overloads type it; each answers `never`, which both overloads accept). */
+type LookupOptions = { country?: string; fields?: readonly string[] } & CallOptions;
+
 function dataClientOver(http: DataHttp): DataClient<Access> {
   const changesList = ({ signal, timeoutMs, ...query }: ChangesQuery & CallOptions) => http.json<ChangesPage>("GET", "/v1/changes", { query: query as Record<string, QueryValue>, signal, timeoutMs });
   return {
     meta: (options = {}) => http.json("GET", "/v1/meta", options),
-    lookup: (number, { country, signal, timeoutMs } = {}) => http.json("GET", "/v1/lookup", { query: { number, country }, signal, timeoutMs }),
-    lookupImsi: (imsi, { signal, timeoutMs } = {}) => http.json("GET", "/v1/lookup", { query: { imsi }, signal, timeoutMs }),
-    lookupBatch: (numbers, { country, signal, timeoutMs } = {}) => http.json("POST", "/v1/lookup/batch", { body: country === undefined ? { numbers } : { numbers, country }, signal, timeoutMs }),
+    // `fields` goes as the query parameter on both routes (an array is sent comma-separated).
+    lookup: (number: string, { country, fields, signal, timeoutMs }: LookupOptions = {}) => http.json<never>("GET", "/v1/lookup", { query: { number, country, fields }, signal, timeoutMs }),
+    lookupImsi: (imsi: string, { fields, signal, timeoutMs }: LookupOptions = {}) => http.json<never>("GET", "/v1/lookup", { query: { imsi, fields }, signal, timeoutMs }),
+    lookupBatch: (numbers: readonly string[], { country, fields, signal, timeoutMs }: LookupOptions = {}) =>
+      http.json<never>("POST", "/v1/lookup/batch", { query: { fields }, body: country === undefined ? { numbers } : { numbers, country }, signal, timeoutMs }),
     countries: {
       list: (options = {}) => http.json("GET", "/v1/countries", options),
       get: (iso2, options = {}) => http.json("GET", `/v1/countries/${segment(iso2)}`, options),

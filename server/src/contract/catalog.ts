@@ -461,6 +461,19 @@ export const PublicImsiLookup = ImsiLookup.pick({ imsi: true, mcc: true, mnc: tr
   .extend({ network: PublicNetwork.nullable(), operator: PublicOperator.nullable() })
   .meta({ id: "PublicImsiLookup" });
 
+/**
+ * `fields=` of GET /v1/lookup and POST /v1/lookup/batch (added after v1, additive): a comma-separated
+ * list of the answer's top-level fields and dotted sub-fields (`number,valid,operator.id,network.mcc`).
+ * Only these are answered and only their work is done (docs/api.md "Lookup fields"); which names exist,
+ * and which the caller's projection allows, is checked against the answer's schema
+ * (catalog/lookup/answer-fields.ts). Without it the answer is the whole projection.
+ */
+export const LookupFields = z
+  .string()
+  .max(1000)
+  .regex(/^\s*[a-z0-9_]+(\.[a-z0-9_]+)*\s*(,\s*[a-z0-9_]+(\.[a-z0-9_]+)*\s*)*$/, "must be a comma-separated list of answer fields such as number,valid,operator.id")
+  .meta({ example: "number,country_iso2,valid,number_type,range_holder" });
+
 export const BatchLookupItemError = z.object({ number: z.string(), error: z.object({ code: z.string(), message: z.string() }) });
 
 export const DataMeta = z

@@ -95,7 +95,8 @@ function handlerFor<E>(route: DataRoute<any, E>, api: DataApi<E>, options: Mount
         if (typeof next === "string") (answer as { next_cursor: string }).next_cursor = api.cursors.seal(listing(), next);
         const schema = projection === "public" ? output.public! : output.full;
         // The meta of the version actually read (a later page of a listing may read an older one).
-        return { code: 0 as const, data: schema.parse(answer), meta: { request_id: requestIdOf(event), ...reported } };
+        const data = route.narrow ? route.narrow(input, projection, schema.parse(answer)) : schema.parse(answer);
+        return { code: 0 as const, data, meta: { request_id: requestIdOf(event), ...reported } };
       },
       { cost },
     );

@@ -18,6 +18,7 @@ import type { PinnedVersion } from "./versions.ts";
  * 5. pin the current dataset version (503 NO_DATASET before the first import) and run the handler;
  * 6. parse the answer with the output schema of the caller's projection (public for anonymous, full
  *    otherwise): unknown fields are stripped, so a field is private until a public schema lists it;
+ *    then the route's `narrow`, if any, cuts it to the fields the caller asked for (the lookups' `fields=`);
  * 7. wrap it in the envelope with the pinned version's meta (a file answer goes out bare).
  *
  * A route may also answer with serialised text (`serialised`, e.g. GET /v1/lookup and its batch, whose
@@ -72,6 +73,12 @@ export interface DataRoute<I = any, E = any> {
   output: JsonOutput | FileOutput;
   /** Quota units a success costs (default 1). */
   cost?: (input: I) => number;
+  /**
+   * Step 6's narrowing, after the schema: the answer's data cut to what the caller asked for (the
+   * lookups' `fields=`, docs/api.md "Lookup fields"), or a 400 for what the projection cannot give.
+   * Absent: the schema's answer is the answer. A route with `serialised` narrows there too.
+   */
+  narrow?(input: I, projection: Projection, data: unknown): unknown;
   /** The answer's data (through step 6's schema), or a {@link FileAnswer} for a file route. */
   handle(ctx: RouteContext<I, E>): Promise<unknown>;
   /**

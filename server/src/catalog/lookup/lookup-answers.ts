@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { Utf8Builder } from "../../utf8-builder.ts";
 import { NumberLookup, PublicNumberLookup, type NumberRange } from "../../contract/catalog.ts";
 import { noRangePart, rangePartOf, RANGE_PART_KEYS, type FoundNumber, type NumberPart, type RangeLookups, type RangePart } from "./answer-parts.ts";
+import { project, type FieldSelection } from "./answer-fields.ts";
 
 
 /** The output schema of a number answer per projection (the /v1/lookup route's, less its IMSI alternative). */
@@ -27,6 +28,23 @@ function segmentsOf(schema: z.ZodObject): Segment[] {
   }
   for (const segment of segments) segment.schema = schema.pick(Object.fromEntries(segment.keys.map((key) => [key, true])) as never);
   return segments;
+}
+
+/**
+ * A range part for `fields=` answers, in one projection: its values through the projection's schema,
+ * and each field's member (`"operator":{…}`) serialised, so a selection of whole range fields is
+ * spliced from bytes like the full answer.
+ */
+interface KeyedRangePart {
+  values: Record<string, unknown>;
+  members: Map<string, Buffer>;
+}
+
+const RANGE_KEYS = new Set<string>(RANGE_PART_KEYS);
+
+/** The range fields of an answer schema, with their schemas. */
+function rangeSchemaOf(schema: z.ZodObject): z.ZodObject {
+  return schema.pick(Object.fromEntries(Object.keys(schema.shape).filter((key) => RANGE_KEYS.has(key)).map((key) => [key, true])) as never);
 }
 
 /** `{"a":1,"b":2}` → `"a":1,"b":2`: the members of a serialised object, to splice into another. */
@@ -56,6 +74,10 @@ export class NumberAnswers {
   /** range → country → projection → serialised range segments (UTF-8), in schema order. */
   readonly #byRange = new Map<NumberRange, Map<string | null, Record<Projection, Buffer[]>>>();
   readonly #byReason = new Map<string, Record<Projection, Buffer[]>>();
+  /** The same parts for `fields=` answers, by field (built on a range's first such answer). */
+  readonly #keyedByRange = new Map<NumberRange, Map<string | null, Record<Projection, KeyedRangePart>>>();
+  readonly #keyedByReason = new Map<string, Record<Projection, KeyedRangePart>>();
+  readonly #rangeSchemas: Record<Projection, z.ZodObject> = { full: rangeSchemaOf(NUMBER_ANSWER_SCHEMAS.full), public: rangeSchemaOf(NUMBER_ANSWER_SCHEMAS.public) };
 
   constructor(private readonly index: RangeLookups) {}
 
@@ -84,6 +106,36 @@ export class NumberAnswers {
     out.text("}");
   }
 
+  /**
+   * Appends the `data` of a number's answer narrowed to a `fields=` selection (resolved for this
+   * projection, answer-fields.ts): the full answer's members, in its order, of the fields asked; a
+   * dotted sub-field's object narrowed to what was asked. Equal to `project` of the full answer
+   * (lookup-fields.test.ts). The number's own fields are the values `findNumber` made (it made only
+   * the ones the selection needs); they are serialised as they are: their schemas only check them.
+   */
+  writeSelected(found: FoundNumber, projection: Projection, selection: FieldSelection, out: Utf8Builder): void {
+    let range: KeyedRangePart | undefined;
+    let text = "{";
+    let first = true;
+    for (const field of selection.fields) {
+      if (!first) text += ",";
+      first = false;
+      if (RANGE_KEYS.has(field.key)) {
+        range ??= this.#keyedOf(found)[projection];
+        if (field.sub === null) {
+          out.text(text).bytes(range.members.get(field.key)!);
+          text = "";
+          continue;
+        }
+        text += field.head + JSON.stringify(project(range.values[field.key], field.sub));
+      } else {
+        const value = (found.own as Record<string, unknown>)[field.key];
+        text += field.head + JSON.stringify(field.sub === null ? value : project(value, field.sub));
+      }
+    }
+    out.text(text + "}");
+  }
+
   /** {@link NumberAnswers.write} as a string. */
   json(found: FoundNumber, projection: Projection): string {
     const out = new Utf8Builder();
@@ -110,6 +162,31 @@ export class NumberAnswers {
     let fragments = byCountry.get(country);
     if (!fragments) byCountry.set(country, (fragments = this.fragmentsOf(found.range, country)));
     return fragments;
+  }
+
+  #keyedOf(found: FoundNumber): Record<Projection, KeyedRangePart> {
+    if (found.range === null) {
+      const key = found.source ? `${found.reason}\t${found.source.id}\t${found.source.date}` : found.reason;
+      let keyed = this.#keyedByReason.get(key);
+      if (!keyed) this.#keyedByReason.set(key, (keyed = this.#buildKeyed(noRangePart(found.reason, found.source))));
+      return keyed;
+    }
+    let byCountry = this.#keyedByRange.get(found.range);
+    if (!byCountry) this.#keyedByRange.set(found.range, (byCountry = new Map()));
+    const country = found.own.country_iso2;
+    let keyed = byCountry.get(country);
+    if (!keyed) byCountry.set(country, (keyed = this.#buildKeyed(rangePartOf(this.index, found.range, country))));
+    return keyed;
+  }
+
+  #buildKeyed(part: RangePart): Record<Projection, KeyedRangePart> {
+    const keyed = (projection: Projection): KeyedRangePart => {
+      const values = this.#rangeSchemas[projection].parse(part) as Record<string, unknown>;
+      const members = new Map<string, Buffer>();
+      for (const key in values) if (values[key] !== undefined) members.set(key, Buffer.from(`${JSON.stringify(key)}:${JSON.stringify(values[key])}`));
+      return { values, members };
+    };
+    return { full: keyed("full"), public: keyed("public") };
   }
 
   /** The serialised range segments (UTF-8) of a range's answers for numbers of `country`, both projections. */

@@ -1,4 +1,4 @@
-import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from "libphonenumber-js/max";
+import { getCountryCallingCode, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode, type PhoneNumber } from "libphonenumber-js/max";
 // Not `with { type: "json" }`: the exports map sends `import` to metadata.max.json.js, an ES module that
 // Node refuses to load as JSON (tsx let it pass in development; the bundle run by an installed package failed).
 import metadata from "libphonenumber-js/metadata.max.json";
@@ -7,6 +7,7 @@ import { AppError } from "../../errors.ts";
 import { INTERNATIONAL } from "../model/records.ts";
 import { networkById, noRangePart, rangePartOf, type FoundNumber, type NumberPart } from "./answer-parts.ts";
 import type { LookupIndex } from "./lookup-index.ts";
+import { ALL_OWN_NEEDS, type OwnNeeds } from "./answer-fields.ts";
 import { CARRIER_KINDS, kindOfType } from "../model/number-kind.ts";
 
 /** Digits with the usual separators, optionally after a +: what counts as an attempt at a phone number. */
@@ -27,8 +28,13 @@ export function lookupNumber(index: LookupIndex, number: string, country?: strin
   return { ...found.own, ...(found.range ? rangePartOf(index, found.range, found.own.country_iso2) : noRangePart(found.reason, found.source)) };
 }
 
-/** The number's own part of its answer and the range it matched: {@link lookupNumber} without the range part. */
-export function findNumber(index: LookupIndex, number: string, country?: string): FoundNumber {
+/**
+ * The number's own part of its answer and the range it matched: {@link lookupNumber} without the range
+ * part. `needs` says which of the number's own costly fields to make (a `fields=` selection, docs/api.md
+ * "Lookup fields"): those not needed are left empty (formats and location null, time_zones [],
+ * validation_reason null) and must not be answered.
+ */
+export function findNumber(index: LookupIndex, number: string, country?: string, needs: OwnNeeds = ALL_OWN_NEEDS): FoundNumber {
   const options = country ? { defaultCountry: country as CountryCode } : undefined;
   const trimmed = number.trim();
   const parsed = NUMBER_LIKE.test(trimmed) ? parsePhoneNumberFromString(trimmed, options) : undefined;
@@ -54,25 +60,15 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
   const valid = type !== undefined || parsed.isValid();
   const kind = kindOfType(type);
   const countryIso2 = countryOfNumber(parsed.country, parsed.countryCallingCode as string);
-  // Formatted once: formatting is a third of a number's own work (docs/performance.md "Batch lookup").
-  const international = parsed.formatInternational();
-  const formats = {
-    e164: parsed.number,
-    national: parsed.formatNational(),
-    international,
-    // libphonenumber's RFC3966 format: the international form with hyphens (libphonenumber-js's
-    // getURI() leaves the digits unseparated).
-    rfc3966: `tel:${international.replace(/\s+/g, "-")}`,
-  };
   const own: NumberPart = {
     number: parsed.number,
     country_iso2: countryIso2,
     valid,
-    validation_reason: valid ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
+    validation_reason: valid || !needs.validation_reason ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
     number_type: type ? type.toLowerCase() : null,
-    formats,
-    location: index.geo.locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid),
-    time_zones: index.geo.timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid),
+    formats: needs.formats ? formatsOf(parsed) : null,
+    location: needs.location ? index.geo.locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid) : null,
+    time_zones: needs.time_zones ? index.geo.timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid) : [],
     match: null,
     note: LOOKUP_NOTE,
     ported: null,
@@ -94,6 +90,19 @@ export function findNumber(index: LookupIndex, number: string, country?: string)
   own.country_iso2 = countryIso2 ?? range.country_iso2;
   own.match = { prefix: hit.prefix, length: hit.prefix.length };
   return { own, range, reason: null };
+}
+
+/** The number written out; formatting is a third of a number's own work (docs/performance.md "Batch lookup"), so the international form is made once. */
+function formatsOf(parsed: PhoneNumber): NonNullable<NumberPart["formats"]> {
+  const international = parsed.formatInternational();
+  return {
+    e164: parsed.number,
+    national: parsed.formatNational(),
+    international,
+    // libphonenumber's RFC3966 format: the international form with hyphens (libphonenumber-js's
+    // getURI() leaves the digits unseparated).
+    rfc3966: `tel:${international.replace(/\s+/g, "-")}`,
+  };
 }
 
 /** libphonenumber's length verdict as a validation reason; a possible length that is still invalid is INVALID_NUMBER. */

@@ -35,6 +35,15 @@ describe("GET /v1/lookup: direct and generic handlers answer alike", () => {
         "",
         "number=%2B8613912345678&number=%2B8613312345678",
         "number=%2B8613912345678&country=XX",
+        // fields= (docs/api.md "Lookup fields"): narrowed answers, unknown names, non-public names.
+        "number=%2B8613912345678&fields=number,valid,number_type,range_holder,operator.id,network.mcc,network.mnc",
+        "number=%2B447700900123&fields=formats,location,time_zones,range.prefix,source,operator",
+        "number=%2B8680012345678&fields=number,range_holder_reason,validation_reason",
+        "number=%2B861391234&fields=validation_reason,formats.e164",
+        "imsi=460001234567890&fields=imsi,mcc,network.id,operator.name",
+        "number=%2B8613912345678&fields=number,nope",
+        "number=%2B8613912345678&fields=range,networks.id",
+        "number=%2B8613912345678&fields=",
       ]) cases.push([`/v1/lookup${query ? `?${query}` : ""}`, who]);
     }
     cases.push(["/v1/lookup?number=%2B8613912345678", { headers: { "x-api-key": "ir21_not_a_key" } }]);

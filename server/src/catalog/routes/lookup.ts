@@ -2,18 +2,22 @@
  * GET /v1/lookup?number=+8613912345678          public projection for anonymous callers
  * GET /v1/lookup?number=13912345678&country=CN
  * GET /v1/lookup?imsi=460001234567890
+ * GET /v1/lookup?number=+8613912345678&fields=number,valid,number_type,range_holder,operator.id
  *
  * A phone number (E.164, or national with `country`) by longest-prefix match over the number ranges:
  * country, range holder, operator, network, range and kind. Or an IMSI by MCC + MNC (and IR.21 IMSI
  * sub-ranges). Exactly one of `number` and `imsi`. A number no range matches is an answer with null
  * range and operator, not an error. `range_holder` is the original holder of the range, not the
- * current carrier (numbers are ported).
+ * current carrier (numbers are ported). `fields=` narrows the answer to the fields named, and only
+ * their work is done (docs/api.md "Lookup fields").
  *
  * 200 {code: 0, data: NumberLookup | PublicNumberLookup | ImsiLookup | PublicImsiLookup, meta}
- * 400 INVALID_REQUEST (neither or both, not a phone number, not an IMSI)
+ * 400 INVALID_REQUEST (neither or both, not a phone number, not an IMSI, a field the answer or the
+ *     caller's projection does not have)
  */
 import { z } from "zod";
-import { ImsiLookup, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
+import { ImsiLookup, LookupFields, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
+import { lookupFields, project } from "../lookup/answer-fields.ts";
 import { findNumber, lookupImsi, lookupNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
 import { defineCatalogRoute } from "./define.ts";
@@ -23,6 +27,9 @@ export const LookupQuery = z
     number: z.string().trim().min(3).max(32).optional(),
     country: CountryParam.optional(),
     imsi: z.string().trim().regex(/^\d{6,15}$/, "must be 6 to 15 digits (MCC + MNC + MSIN)").optional(),
+    fields: LookupFields.optional().describe(
+      "Answer only these fields: a comma-separated list of the answer's top-level fields and dotted sub-fields (number,valid,number_type,range_holder,operator.id,network.mcc). Only their work is done; the answer keeps its own field order. A field the answer does not have, or (anonymous callers) one outside the public projection, is a 400 naming it. Absent: the whole answer. Fields and their costs: docs/api.md \"Lookup fields\".",
+    ),
   })
   .refine((q) => (q.number === undefined) !== (q.imsi === undefined), { message: "give exactly one of number and imsi", path: ["number"] });
 
@@ -39,11 +46,20 @@ export const lookupRoute = defineCatalogRoute({
     const index = await env.lookupIndexes.at(version.seq);
     return input.imsi !== undefined ? lookupImsi(index, input.imsi) : lookupNumber(index, input.number!, input.country);
   },
-  // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts);
-  // an IMSI's answer the generic way.
+  // The reference for `fields=` (lookup-fields.test.ts): the whole answer, then the fields asked.
+  narrow(input, projection, data) {
+    return input.fields === undefined ? data : project(data, lookupFields(input.imsi !== undefined ? "imsi" : "number", projection, input.fields).fields);
+  },
+  // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts),
+  // or with `fields=` from the fields asked, only those made; an IMSI's answer the generic way.
   async serialised({ env, input, version }, projection, schema, out) {
+    // The selection first: a field the caller may not ask for is refused before any work.
+    const selection = input.fields === undefined ? null : lookupFields(input.imsi !== undefined ? "imsi" : "number", projection, input.fields);
     const index = await env.lookupIndexes.at(version.seq);
-    if (input.imsi !== undefined) out.text(JSON.stringify(schema.parse(lookupImsi(index, input.imsi))));
-    else index.answers.write(findNumber(index, input.number!, input.country), projection, out);
+    if (input.imsi !== undefined) {
+      const answer = schema.parse(lookupImsi(index, input.imsi));
+      out.text(JSON.stringify(selection === null ? answer : project(answer, selection.fields)));
+    } else if (selection === null) index.answers.write(findNumber(index, input.number!, input.country), projection, out);
+    else index.answers.writeSelected(findNumber(index, input.number!, input.country, selection.needs), projection, selection, out);
   },
 });
