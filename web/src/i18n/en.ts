@@ -443,6 +443,8 @@ export const en = {
   "enum.networkStatus.temporary_operational": "Temporarily operational",
   "enum.networkStatus.implement_design": "Being implemented",
   "enum.networkStatus.ongoing": "Being built",
+  "enum.networkStatus.assigned": "Assigned",
+  "enum.networkStatus.building_network": "Network being built",
   "enum.numberKind.mobile": "Mobile",
   "enum.numberKind.fixed_line_or_mobile": "Fixed line or mobile",
   "enum.numberKind.fixed": "Fixed line",

@@ -28,6 +28,9 @@ export const NETWORK_STATUSES = [
   "test_network",
   "temporary_operational",
   "implement_design",
+  // The newer MCC/MNC list and ARCEP's MAJMNC (an MNC the regulator assigned, not yet known to run).
+  "assigned",
+  "building_network",
   "ongoing",
 ] as const;
 

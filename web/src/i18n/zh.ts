@@ -433,6 +433,8 @@ export const zh: Record<Exclude<MessageKey, PluralFormKey<"one">>, string> = {
   "enum.networkStatus.temporary_operational": "临时运营",
   "enum.networkStatus.implement_design": "实施中",
   "enum.networkStatus.ongoing": "建设中",
+  "enum.networkStatus.assigned": "已指配",
+  "enum.networkStatus.building_network": "网络建设中",
   "enum.numberKind.mobile": "移动",
   "enum.numberKind.fixed_line_or_mobile": "固定或移动",
   "enum.numberKind.fixed": "固定电话",
