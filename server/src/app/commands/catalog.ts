@@ -28,6 +28,7 @@ function describeRegisters(report: RegisterOverlayReport): string[] {
       .map(([status, n]) => `${status} ${n.toLocaleString("en-US")}`)
       .join(", ");
     lines.push(`  ${f.source} (${f.file}, ${f.date}, ${f.origin}): ${f.ranges.toLocaleString("en-US")} range(s) [${statuses}], ${f.holders} holder(s), covers ${f.coverage.map((p) => `+${p}`).join(" ") || "nothing"}`);
+    for (const [reason, n] of Object.entries(f.notRanges)) lines.push(`    ${n.toLocaleString("en-US")} block(s) kept by the reader make no range: ${reason}`);
   }
   lines.push(`Ranges of other sources inside the registers' coverage, replaced: ${report.replaced.toLocaleString("en-US")}; whose holder the register does not confirm: ${report.disagreements.length.toLocaleString("en-US")} (all of them: ir21-server data audit).`);
   lines.push(...report.disagreements.slice(0, 15).map(describeDisagreement));

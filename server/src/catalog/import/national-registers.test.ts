@@ -203,6 +203,13 @@ describe("data audit", () => {
       date: "2026-04-20",
       coverage: ["79"],
     });
+    // Nothing dropped in silence: each row of a register's file is a range, a block counted with the
+    // reason it makes none, or a row the reader listed (ARCEP's MAJNUM as packaged, counted with csv-parse).
+    for (const f of overlay.files) expect({ file: f.file, blocks: f.ranges + Object.values(f.notRanges).reduce((a, b) => a + b, 0) }).toEqual({ file: f.file, blocks: f.blocks });
+    const majnum = overlay.files.find((f) => f.source === "register:fr-arcep-majnum")!;
+    // (The header line is a row the reader lists, as such.)
+    const majnumRows = rows(packaged("FR/MAJNUM_2026-04-17.csv.br"), { delimiter: ";", encoding: "latin1" }).length;
+    expect(majnum.ranges + Object.values(majnum.notRanges).reduce((a, b) => a + b, 0) + majnum.listed).toBe(majnumRows);
     const meta = (await server.json("/v1/meta", { headers: key })).body.data;
     expect(audit.sources.map((s) => [s.id, s.age_days, s.stale])).toEqual(meta.sources.map((s: { id: string; age_days: number; stale: boolean }) => [s.id, s.age_days, s.stale]));
     // Every disagreement is a libphonenumber prefix inside a register's coverage whose holder the register's blocks there do not all name.

@@ -39,6 +39,13 @@ export interface RegisterOverlayReport {
     byStatus: Record<string, number>;
     /** The reader's rows not kept (header, date line, duplicates, …): none dropped silently. */
     listed: number;
+    /**
+     * Blocks the reader kept that make no range here, by reason (a national short code, an assigned
+     * NANPA area code, a block an earlier file of the register already gave): counted, never silent.
+     */
+    notRanges: Record<string, number>;
+    /** The blocks the reader kept: `ranges` plus every `notRanges` count. */
+    blocks: number;
     holders: number;
   }>;
   /** Ranges of other sources inside a register's coverage, replaced by it. */
@@ -144,9 +151,10 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
    * the territory most of its blocks are in, whatever order the file lists them in.
    */
   const attested = new Map<string, Map<string, number>>();
-  const made = new Set<string>();
+  const madeByRegisters = new Set<string>();
   const sources = [...dataset.sources];
   const ranges: NumberRangeRecord[] = [];
+  const rangeIds = new Set<string>();
   const coverage: string[] = [];
   /** Which register source covers each coverage prefix (a disagreement names it). */
   const coveredBy = new Map<string, string>();
@@ -183,7 +191,7 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
             source,
           });
           report.operators.created++;
-          made.add(operatorId);
+          madeByRegisters.add(operatorId);
         }
       }
       const ids = registerIds.get(operatorId) ?? [];
@@ -208,18 +216,33 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
       for (const prefix of fileCoverage) coveredBy.set(prefix, source.id);
       const holders = new Map(input.file.holders.map((h) => [h.id, h]));
       const byStatus: Record<string, number> = {};
+      const notRanges: Record<string, number> = {};
+      const skip = (reason: string) => void (notRanges[reason] = (notRanges[reason] ?? 0) + 1);
       let made = 0;
       const examples = new Map<string, ExampleFinder>();
       for (const block of input.file.blocks) {
-        if (block.plan !== "e164") continue;
+        if (block.plan !== "e164") {
+          skip("no E.164 form (a national short code)");
+          continue;
+        }
         // NANPA's report: an assigned area code names no holder (its holders are NANPA's code reports, `import nanpa`).
-        if (input.file.register === "us-nanpa-npa" && block.status === "assigned") continue;
+        if (input.file.register === "us-nanpa-npa" && block.status === "assigned") {
+          skip("an assigned area code (its holders are in NANPA's code reports: import nanpa)");
+          continue;
+        }
+        const id = block.prefix !== null ? `e164-${block.prefix}` : `e164-${block.start}-${block.end}`;
+        // The first file to give a block keeps it (files of a family in the order given).
+        if (rangeIds.has(id)) {
+          skip("the same block as an earlier file of the registers");
+          continue;
+        }
+        rangeIds.add(id);
         const assigned = block.status === "assigned" && block.holder !== null;
         const { kind, country } = kindAndCountry(block, family, examples);
         // The name as this row writes it; a register whose rows carry only codes (MAJNUM) is named by its companions.
         const holderName = assigned ? (block.holder!.name ?? names.get(block.holder!.id) ?? block.holder!.id) : null;
         ranges.push({
-          id: block.prefix !== null ? `e164-${block.prefix}` : `e164-${block.start}-${block.end}`,
+          id,
           plan: "e164",
           kind,
           country_iso2: country,
@@ -249,13 +272,15 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
         ranges: made,
         byStatus,
         listed: input.file.report.rows.listed,
+        notRanges,
+        blocks: input.file.blocks.length,
         holders: input.file.holders.length,
       });
     }
   }
 
   // Other sources' ranges inside a register's coverage give way to it; what they said is compared.
-  const registerRanges = dedupe(ranges);
+  const registerRanges = ranges;
   const kept: NumberRangeRecord[] = [];
   const overlapping = overlapIndex(registerRanges);
   for (const range of dataset.numberRanges) {
@@ -284,7 +309,7 @@ export function withRegisters(dataset: MaterialisedDataset, inputs: readonly Reg
       sources,
       operators: [...operators.values()]
         .map((o) => (registerIds.has(o.id) ? { ...o, register_ids: mergeIds(o.register_ids, registerIds.get(o.id)!) } : o))
-        .map((o) => (attested.has(o.id) ? withTerritories(o, attested.get(o.id)!, made.has(o.id)) : o))
+        .map((o) => (attested.has(o.id) ? withTerritories(o, attested.get(o.id)!, madeByRegisters.has(o.id)) : o))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
       numberRanges: [...kept, ...registerRanges].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     },
@@ -367,12 +392,6 @@ const commonPrefix = (a: string, b: string) => {
 };
 
 /** One range per id (the readers keep one block per row; across a family's files the first wins). */
-function dedupe(ranges: NumberRangeRecord[]): NumberRangeRecord[] {
-  const seen = new Map<string, NumberRangeRecord>();
-  for (const range of ranges) if (!seen.has(range.id)) seen.set(range.id, range);
-  return [...seen.values()];
-}
-
 /**
  * The register ranges sharing numbers with a prefix: the block holding it (a shorter or equal prefix)
  * or the blocks inside it (longer prefixes, start..end blocks), and whether they leave none of its

@@ -174,7 +174,7 @@ describe("GET /v1/snapshot", () => {
     expect(snapshot.number_ranges).toHaveLength(meta.counts.number_ranges);
     // Every listed operator of /v1/operators is in it (the unlisted rows too, which listings leave out).
     const ids = new Set(snapshot.operators.map((o: { id: string }) => o.id));
-    expect((await allPages("/v1/operators")).filter((o: { id: string }) => !ids.has(o.id))).toEqual([]);
+    expect((await allPages("/v1/operators")).filter((o) => !ids.has(o.id as string))).toEqual([]);
     expect(snapshot.capabilities).toHaveLength(snapshot.counts.capabilities);
     expect(snapshot.number_ranges.find((r: { id: string }) => r.id === "e164-86133")).toMatchObject({ range_holder: "China Telecom", operator_id: "cn.china-telecom" });
 
