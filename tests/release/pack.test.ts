@@ -242,6 +242,7 @@ describe("the packed @ir21/sdk", () => {
     expect(report.data).toEqual({
       version: true,
       lookup: ["China Mobile", "e164-86139", "cn.china-unicom", "460-11"],
+      fields: ["number,number_type,operator", "id", "range.prefix", "mcc"],
       batch: ["China Mobile", "INVALID_REQUEST"],
       countries: [3, "中国", ["cn.china-mobile", "cn.china-telecom", "cn.china-unicom"]],
       operators: [2, true, 4, 1],

@@ -64,6 +64,10 @@ import {
   type Network,
   type NetworksQuery,
   type NumberLookup,
+  type FieldName,
+  type ImsiLookupField,
+  type NumberLookupField,
+  type Selected,
   type NumberRange,
   type NumberRangeCounts,
   type NumberRangesQuery,
@@ -330,6 +334,12 @@ async function dataFlow(apiKey: string) {
   const lookup = await ir21.lookup("+8613912345678");
   const national = await ir21.lookup("13012345678", { country: "CN" });
   const imsi = await ir21.lookupImsi("460110123456789");
+  // fields=: the answer typed from the names asked (docs/api.md "Lookup fields").
+  const asked = ["number", "number_type", "operator.id"] as const satisfies readonly NumberLookupField[];
+  const small: Selected<NumberLookup, (typeof asked)[number]> = (await ir21.lookup("+8613912345678", { fields: asked })).data;
+  const deeper: FieldName<NumberLookup> = "range.prefix";
+  const imsiAsked: ImsiLookupField = "mcc";
+  const smallImsi = (await ir21.lookupImsi("460110123456789", { fields: [imsiAsked] })).data;
   const batch = await ir21.lookupBatch(["+8613812345678", "nope"]);
   const countries = await ir21.countries.list();
   const chinaDetail: CountryDetail = (await ir21.countries.get("CN")).data;
@@ -386,6 +396,7 @@ async function dataFlow(apiKey: string) {
   return {
     version: meta.data.dataset_version === envelope.dataset_version,
     lookup: [lookup.data.range_holder, lookup.data.range?.id, national.data.operator?.id, imsi.data.network?.id],
+    fields: [Object.keys(small).sort().join(","), Object.keys(small.operator ?? {}).join(","), deeper, Object.keys(smallImsi).join(",")],
     batch: batch.data.items.map((item) => ("error" in item ? item.error.code : item.range_holder)),
     countries: [countries.data.items.length, china.name_zh, chinaDetail.operators.map((o) => o.id)],
     operators: [operatorPage.data.items.length, operatorPage.data.next_cursor !== null, operatorIds.length, detail.data.networks.length],
