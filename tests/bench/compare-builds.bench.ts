@@ -9,7 +9,7 @@
  * over the rounds, and the median of the per-round after ÷ before ratios.
  *
  * Variants: API-key and anonymous GET /v1/lookup (50 connections, the lookup benchmark's 200
- * numbers), and POST /v1/lookup/batch with 100 of them (8 connections); BENCH_AB_VARIANTS=<names,
+ * numbers), the API-key lookup with issue 34's `fields=` (`lookup_api_key_fields`), and POST /v1/lookup/batch with 100 of them (8 connections); BENCH_AB_VARIANTS=<names,
  * comma-separated> runs some of them.
  */
 import { join } from "node:path";
@@ -20,6 +20,9 @@ import { cpuOf, median, spawnServe } from "./serve-process.ts";
 
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 8);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 3);
+
+/** Issue 34's small answer, as lookup.bench.ts asks it. */
+const SMALL_FIELDS = "number,country_iso2,valid,number_type,range_holder";
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -61,11 +64,13 @@ export async function run() {
     const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
     const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
     const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
-    const gets = (headers: Record<string, string>) => numbers.map((n) => ({ method: "GET" as const, path: `/v1/lookup?number=${encodeURIComponent(n)}`, headers }));
+    const gets = (headers: Record<string, string>, extra = "") => numbers.map((n) => ({ method: "GET" as const, path: `/v1/lookup?number=${encodeURIComponent(n)}${extra}`, headers }));
     const batch = (i: number) => JSON.stringify({ numbers: numbers.slice(i * 100, (i + 1) * 100) });
     const variants: Variant[] = [
       { name: "lookup_api_key", connections: 50, units: 1, requests: gets(key.headers) },
       { name: "lookup_anonymous", connections: 50, units: 1, requests: gets({}) },
+      // Issue 34's small answer (lookup.bench.ts's `lookup_api_key_fields`): mostly the lane's own cost.
+      { name: "lookup_api_key_fields", connections: 50, units: 1, requests: gets(key.headers, `&fields=${SMALL_FIELDS}`) },
       { name: "batch_api_key", connections: 8, units: 100, requests: [0, 1].map((i) => ({ method: "POST" as const, path: "/v1/lookup/batch", headers: { ...key.headers, "content-type": "application/json" }, body: batch(i) })) },
     ];
     const only = process.env.BENCH_AB_VARIANTS?.split(",");

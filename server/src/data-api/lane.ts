@@ -12,6 +12,14 @@ import { VERSION_LABEL } from "../version.ts";
 import { costOf, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataApi } from "./answer.ts";
 import { endpointName, type DataRoute } from "./route.ts";
 
+/** Header names as the app writes them (lower case), each lowered once rather than per answer. */
+const lowerCaseNames = new Map<string, string>();
+function lowerCaseName(name: string): string {
+  let lower = lowerCaseNames.get(name);
+  if (lower === undefined) lowerCaseNames.set(name, (lower = name.toLowerCase()));
+  return lower;
+}
+
 /** Serves a request and says true, or leaves it untouched and says false (the app then serves it). */
 export type NodeLane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -80,7 +88,7 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
       body = refusal.body;
       head = Object.entries(refusal.headers).flat();
     }
-    for (const name in rateLimit) head.push(name.toLowerCase(), rateLimit[name]!);
+    for (const name in rateLimit) head.push(lowerCaseName(name), rateLimit[name]!);
     head.push("content-length", String(Buffer.byteLength(body)));
     // Released with the app's answers of this turn (http/end-of-turn.ts).
     await endOfTurn();

@@ -84,8 +84,9 @@ export interface DataRoute<I = any, E = any> {
   /**
    * Appends the answer's `data` to `out` as JSON, byte for byte `JSON.stringify(schema.parse(await
    * handle(ctx)))` for the caller's projection and its output `schema`: the framework serves it as is.
+   * Synchronous when it has what it needs in memory (no promise on the hot path), else a promise.
    */
-  serialised?(ctx: SerialisedContext<I, E>, projection: Projection, schema: z.ZodType, out: Utf8Builder): Promise<void>;
+  serialised?(ctx: SerialisedContext<I, E>, projection: Projection, schema: z.ZodType, out: Utf8Builder): void | Promise<void>;
 }
 
 /** What `serialised` gets: no cursor (its answer is not a page). */

@@ -17,7 +17,10 @@
  */
 import { z } from "zod";
 import { ImsiLookup, LookupFields, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
-import { lookupFields, project } from "../lookup/answer-fields.ts";
+import type { Projection } from "../../data-api/route.ts";
+import type { Utf8Builder } from "../../utf8-builder.ts";
+import { lookupFields, project, type FieldSelection } from "../lookup/answer-fields.ts";
+import type { LookupIndex } from "../lookup/lookup-index.ts";
 import { findNumber, lookupImsi, lookupNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
 import { defineCatalogRoute } from "./define.ts";
@@ -52,14 +55,21 @@ export const lookupRoute = defineCatalogRoute({
   },
   // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts),
   // or with `fields=` from the fields asked, only those made; an IMSI's answer the generic way.
-  async serialised({ env, input, version }, projection, schema, out) {
+  // Synchronous once the version's index is built (data-api/answer.ts `serialisedAnswer`).
+  serialised({ env, input, version }, projection, schema, out) {
     // The selection first: a field the caller may not ask for is refused before any work.
     const selection = input.fields === undefined ? null : lookupFields(input.imsi !== undefined ? "imsi" : "number", projection, input.fields);
-    const index = await env.lookupIndexes.at(version.seq);
-    if (input.imsi !== undefined) {
-      const answer = schema.parse(lookupImsi(index, input.imsi));
-      out.text(JSON.stringify(selection === null ? answer : project(answer, selection.fields)));
-    } else if (selection === null) index.answers.write(findNumber(index, input.number!, input.country), projection, out);
-    else index.answers.writeSelected(findNumber(index, input.number!, input.country, selection.needs), projection, selection, out);
+    const index = env.lookupIndexes.at(version.seq);
+    if (index instanceof Promise) return index.then((built) => writeLookup(built, input, projection, schema, selection, out));
+    writeLookup(index, input, projection, schema, selection, out);
   },
 });
+
+/** The answer's `data` of a lookup from the version's index, into `out` (the route's `serialised`). */
+function writeLookup(index: LookupIndex, input: z.infer<typeof LookupQuery>, projection: Projection, schema: z.ZodType, selection: FieldSelection | null, out: Utf8Builder): void {
+  if (input.imsi !== undefined) {
+    const answer = schema.parse(lookupImsi(index, input.imsi));
+    out.text(JSON.stringify(selection === null ? answer : project(answer, selection.fields)));
+  } else if (selection === null) index.answers.write(findNumber(index, input.number!, input.country), projection, out);
+  else index.answers.writeSelected(findNumber(index, input.number!, input.country, selection.needs), projection, selection, out);
+}
