@@ -76,8 +76,10 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
     let head: string[];
     let body: Buffer | string;
     try {
-      // Step 1 before metering, as the app does it: a bad input is still an attempt.
-      const { input, invalid } = queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
+      // Step 1 before metering, as the app does it: a bad input is still an attempt. A plain query is
+      // read by hand (the route's `plainQuery`), anything else by the schema over h3's own parser.
+      const plain = route.plainQuery?.(query);
+      const { input, invalid } = plain !== undefined ? { input: plain, invalid: null } : queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
       body = await meter(call, api, endpoint, (access) => serialisedAnswer(route, api, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
       head = ["x-request-id", requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE];
     } catch (error) {

@@ -74,6 +74,15 @@ export interface DataRoute<I = any, E = any> {
   /** Quota units a success costs (default 1). */
   cost?: (input: I) => number;
   /**
+   * Step 1 by hand for the plain queries nearly every caller sends, on node's lane (lane.ts): the raw
+   * query (after `?`) read into exactly the input `input.query` gives for it, or undefined for
+   * anything else (an unknown or repeated name, a `+`, an encoding it does not read, any value the
+   * schema would refuse): the schema then reads the query and words its errors. A hand reading of a
+   * few names costs a tenth of the schema's (docs/performance.md "Lookup, sixth pass"); the route's
+   * test holds it to the schema's answers.
+   */
+  plainQuery?(raw: string): I | undefined;
+  /**
    * Step 6's narrowing, after the schema: the answer's data cut to what the caller asked for (the
    * lookups' `fields=`, docs/api.md "Lookup fields"), or a 400 for what the projection cannot give.
    * Absent: the schema's answer is the answer. A route with `serialised` narrows there too.
