@@ -35,7 +35,8 @@ const PLAIN_QUERY = /^[\w.~%+=&()*!,;:@/$?-]*$/;
  * of srvx and h3. Per request, srvx's web Request, h3's event, their header objects, the router and
  * the response conversion cost about an eighth of a lookup's CPU (docs/performance.md "Lookup, fifth
  * pass: the lookup's own lane"); this lane runs the same steps of mount.ts on the request as node gives it:
- * the same input schema (h3's own query parser), `meter` (credential, rate limit, quota, settle),
+ * the same input schema (h3's own query parser; a plain query read by the route's `plainQuery`, held
+ * to the schema's answers), `meter` (credential, rate limit, quota, settle),
  * `serialisedAnswer` (caller check, version pin, projection, envelope), the contract's error answer,
  * the request id, the version header, the answer released at the end of the turn and the access log.
  *
