@@ -31,8 +31,8 @@ export function recordingMetering(): RecordingMetering {
       }
       return { headers: { "RateLimit-Limit": "60", "RateLimit-Remaining": "59" } };
     },
-    async settle(request) {
-      metering.settled.push(request);
+    async settle(request, status) {
+      metering.settled.push({ ...request, status });
     },
   };
   return metering;
@@ -56,6 +56,6 @@ export function switchableMetering(real: Metering): SwitchableMetering {
       current = metering ?? real;
     },
     admit: (request) => current.admit(request),
-    settle: (request) => current.settle(request),
+    settle: (request, status) => current.settle(request, status),
   };
 }

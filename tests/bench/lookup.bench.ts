@@ -202,7 +202,7 @@ async function lookupOwnWork(setup: TestServer, apiKey: string, numbers: string[
       4000,
       async () => {
         await deps.metering.admit(request);
-        await deps.metering.settle({ ...request, status: 200 });
+        await deps.metering.settle(request, 200);
       },
       CONNECTIONS,
     ),

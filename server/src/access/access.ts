@@ -14,5 +14,9 @@ export interface Credentials {
  * (401), never a silent fall back to anonymous.
  */
 export interface AccessResolver {
-  resolve(credentials: Credentials): Promise<Access>;
+  /**
+   * The caller, at once when its credential is in memory (a cached API key: no promise on the hot
+   * path of a keyed request), else a promise. An invalid credential throws (or rejects): `await` it.
+   */
+  resolve(credentials: Credentials): Access | Promise<Access>;
 }

@@ -4,7 +4,13 @@ import type { ActiveSession } from "../auth/sessions.ts";
 
 /** Resolves an API key to its owner; implemented by the console's key store. */
 export interface ApiKeyVerifier {
-  verify(apiKey: string): Promise<{ userId: string; keyId: string } | null>;
+  /** The key's owner, at once when the key is cached and nothing is due, else a promise; null for an unknown or revoked key. */
+  verify(apiKey: string): VerifiedKey | null | Promise<VerifiedKey | null>;
+}
+
+export interface VerifiedKey {
+  userId: string;
+  keyId: string;
 }
 
 /**
@@ -13,21 +19,28 @@ export interface ApiKeyVerifier {
  * 401, never a silent anonymous. Both lookups go through the credential cache (credential-cache.ts).
  */
 export function createAccessResolver(deps: { apiKeys: ApiKeyVerifier; sessions: (token: string) => Promise<ActiveSession | null> }): AccessResolver {
+  // Not async: a cached API key resolves without a promise (ApiKeyVerifier.verify).
   return {
-    async resolve({ sessionToken, apiKey }): Promise<Access> {
+    resolve({ sessionToken, apiKey }): Access | Promise<Access> {
       if (apiKey !== null) {
-        const key = await deps.apiKeys.verify(apiKey);
-        if (!key) throw new AppError("UNAUTHORIZED", "Unknown or revoked API key");
-        return { kind: "apiKey", userId: key.userId, keyId: key.keyId };
+        const key = deps.apiKeys.verify(apiKey);
+        return key instanceof Promise ? key.then(apiKeyAccess) : apiKeyAccess(key);
       }
-      if (sessionToken !== null) {
-        const session = await deps.sessions(sessionToken);
-        if (!session) throw new AppError("UNAUTHORIZED", "Session expired or revoked; sign in again");
-        return { kind: "session", userId: session.userId, sessionId: session.id };
-      }
+      if (sessionToken !== null) return sessionAccess(deps.sessions, sessionToken);
       return { kind: "anonymous" };
     },
   };
+}
+
+function apiKeyAccess(key: VerifiedKey | null): Access {
+  if (!key) throw new AppError("UNAUTHORIZED", "Unknown or revoked API key");
+  return { kind: "apiKey", userId: key.userId, keyId: key.keyId };
+}
+
+async function sessionAccess(sessions: (token: string) => Promise<ActiveSession | null>, sessionToken: string): Promise<Access> {
+  const session = await sessions(sessionToken);
+  if (!session) throw new AppError("UNAUTHORIZED", "Session expired or revoked; sign in again");
+  return { kind: "session", userId: session.userId, sessionId: session.id };
 }
 
 /**

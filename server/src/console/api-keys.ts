@@ -8,8 +8,8 @@ import type { Db } from "../db/db.ts";
 import { lockAccount, writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { ApiKeyVerifier } from "../access/resolver.ts";
-import { credentialHash, type CachedApiKey, type CredentialCache, type CredentialRevocations } from "../access/credential-cache.ts";
+import type { ApiKeyVerifier, VerifiedKey } from "../access/resolver.ts";
+import { credentialHash, type CachedApiKey, type CachedCredential, type CredentialCache, type CredentialRevocations } from "../access/credential-cache.ts";
 import type { ApiKeyTable } from "./tables.ts";
 
 /*
@@ -122,40 +122,50 @@ export async function revokeApiKey(db: Db, clock: Clock, revocations: Pick<Crede
  * Checks `X-API-Key` values: the credential cache, else format and checksum (no lookup for garbage),
  * then the unique hash index. Unknown and revoked keys are never cached. last_used_at is
  * written at most once a minute per key, decided from the cached value (no read per request).
+ * A cached key with no last_used_at write due is answered at once, without a promise (the hot path
+ * of every keyed request); the cache's checks (TTL, revocation, the bus) run the same either way.
  */
 export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCache): ApiKeyVerifier {
   return {
-    async verify(key) {
+    verify(key) {
       const hash = sha256(key);
-      let known = cache.get(hash);
-      if (known?.kind !== "apiKey") {
-        // A cached hash is a key that passed this before; anything else is checked before the lookup.
-        if (!isWellFormedApiKey(key)) return null;
-        // Requests with this key meanwhile share the read (and so the last_used_at claim below).
-        const read = await cache.read(hash, async () => {
-          const row = await db.selectFrom("api_keys").select(["id", "user_id", "revoked_at", "last_used_at"]).where("key_hash", "=", hash).executeTakeFirst();
-          return !row || row.revoked_at !== null ? null : ({ kind: "apiKey", id: row.id, userId: row.user_id, lastUsedAt: row.last_used_at } satisfies CachedApiKey);
-        });
-        if (!read.value) return null;
-        known = read.value;
-        cache.set(hash, known, read.generation);
+      const known = cache.get(hash);
+      if (known?.kind === "apiKey" && known.lastUsedAt !== null && clock.now().getTime() - known.lastUsedAt < LAST_USED_RESOLUTION_MS) {
+        return { userId: known.userId, keyId: known.id };
       }
-      const now = clock.now().getTime();
-      if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-        // Claimed before the write, so concurrent requests here write once; the condition makes
-        // instances write once a minute between them.
-        known.lastUsedAt = now;
-        const keyId = known.id;
-        await writeTransaction(db, (trx) =>
-          trx
-            .updateTable("api_keys")
-            .set({ last_used_at: now })
-            .where("id", "=", keyId)
-            .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - LAST_USED_RESOLUTION_MS)]))
-            .execute(),
-        );
-      }
-      return { userId: known.userId, keyId: known.id };
+      return verifyRead(key, hash, known);
     },
   };
+
+  async function verifyRead(key: string, hash: string, cached: CachedCredential | undefined): Promise<VerifiedKey | null> {
+    let known = cached;
+    if (known?.kind !== "apiKey") {
+      // A cached hash is a key that passed this before; anything else is checked before the lookup.
+      if (!isWellFormedApiKey(key)) return null;
+      // Requests with this key meanwhile share the read (and so the last_used_at claim below).
+      const read = await cache.read(hash, async () => {
+        const row = await db.selectFrom("api_keys").select(["id", "user_id", "revoked_at", "last_used_at"]).where("key_hash", "=", hash).executeTakeFirst();
+        return !row || row.revoked_at !== null ? null : ({ kind: "apiKey", id: row.id, userId: row.user_id, lastUsedAt: row.last_used_at } satisfies CachedApiKey);
+      });
+      if (!read.value) return null;
+      known = read.value;
+      cache.set(hash, known, read.generation);
+    }
+    const now = clock.now().getTime();
+    if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+      // Claimed before the write, so concurrent requests here write once; the condition makes
+      // instances write once a minute between them.
+      known.lastUsedAt = now;
+      const keyId = known.id;
+      await writeTransaction(db, (trx) =>
+        trx
+          .updateTable("api_keys")
+          .set({ last_used_at: now })
+          .where("id", "=", keyId)
+          .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - LAST_USED_RESOLUTION_MS)]))
+          .execute(),
+      );
+    }
+    return { userId: known.userId, keyId: known.id };
+  }
 }

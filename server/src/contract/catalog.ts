@@ -468,10 +468,13 @@ export const PublicImsiLookup = ImsiLookup.pick({ imsi: true, mcc: true, mnc: tr
  * and which the caller's projection allows, is checked against the answer's schema
  * (catalog/lookup/answer-fields.ts). Without it the answer is the whole projection.
  */
+/** The syntax of {@link LookupFields} (at most 1000 characters). */
+export const LOOKUP_FIELDS_SYNTAX = /^\s*[a-z0-9_]+(\.[a-z0-9_]+)*\s*(,\s*[a-z0-9_]+(\.[a-z0-9_]+)*\s*)*$/;
+
 export const LookupFields = z
   .string()
   .max(1000)
-  .regex(/^\s*[a-z0-9_]+(\.[a-z0-9_]+)*\s*(,\s*[a-z0-9_]+(\.[a-z0-9_]+)*\s*)*$/, "must be a comma-separated list of answer fields such as number,valid,operator.id")
+  .regex(LOOKUP_FIELDS_SYNTAX, "must be a comma-separated list of answer fields such as number,valid,operator.id")
   .meta({ example: "number,country_iso2,valid,number_type,range_holder" });
 
 export const BatchLookupItemError = z.object({ number: z.string(), error: z.object({ code: z.string(), message: z.string() }) });

@@ -72,9 +72,16 @@ export function refuseCaller(route: DataRoute, access: Access, invalid: unknown)
   if (invalid !== null) throw invalid;
 }
 
-/** Step 5's pin: the current dataset version, 503 NO_DATASET before the first import. */
-export async function pinnedVersion(versions: DatasetVersions): Promise<PinnedVersion> {
-  const version = await versions.pinned();
+/**
+ * Step 5's pin: the current dataset version, 503 NO_DATASET before the first import. The cached
+ * version comes back as it is, without a promise (see {@link serialisedAnswer}).
+ */
+export function pinnedVersion(versions: DatasetVersions): PinnedVersion | Promise<PinnedVersion> {
+  const version = versions.pinned();
+  return version instanceof Promise ? version.then(datasetPresent) : datasetPresent(version);
+}
+
+function datasetPresent(version: PinnedVersion): PinnedVersion {
   if (version.seq === 0) throw new AppError("NO_DATASET");
   return version;
 }
@@ -88,10 +95,36 @@ export function projectionOf(output: JsonOutput, access: Access): Projection {
  * Steps 3-5 and 7 of a route that has `serialised`, for a caller metering admitted: the answer's
  * bytes, the envelope around the `data` the route serialises. The h3 handler (mount.ts) and node's
  * lane (lane.ts) both answer with it.
+ *
+ * Not async, nor are the steps under it when their data is in memory (the pinned version, the
+ * route's index): a small lookup answer is then made without a promise, and the few it would
+ * otherwise create and await were a tenth of its CPU (docs/performance.md "Lookup, sixth pass"). A
+ * step that has to wait hands back a promise, and so does this. An error is thrown either way: the
+ * callers `await` the result inside their `try`, which catches both.
  */
-export async function serialisedAnswer<E>(route: DataRoute<any, E>, api: Pick<DataApi<E>, "env" | "versions">, access: Access, input: unknown, invalid: unknown, requestId: string): Promise<Buffer<ArrayBuffer>> {
+export function serialisedAnswer<E>(
+  route: DataRoute<any, E>,
+  api: Pick<DataApi<E>, "env" | "versions">,
+  access: Access,
+  input: unknown,
+  invalid: unknown,
+  requestId: string,
+): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
   refuseCaller(route, access, invalid);
-  const version = await pinnedVersion(api.versions);
+  const version = pinnedVersion(api.versions);
+  return version instanceof Promise
+    ? version.then((pinned) => answerAt(route, api, access, input, requestId, pinned))
+    : answerAt(route, api, access, input, requestId, version);
+}
+
+function answerAt<E>(
+  route: DataRoute<any, E>,
+  api: Pick<DataApi<E>, "env">,
+  access: Access,
+  input: unknown,
+  requestId: string,
+  version: PinnedVersion,
+): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
   const output = route.output as JsonOutput;
   const projection = projectionOf(output, access);
   const schema = projection === "public" ? output.public! : output.full;
@@ -114,8 +147,9 @@ function metaTailOf(meta: DatasetMeta): string {
  * The success envelope around the `data` a route serialises: what h3 would make of
  * `{code: 0, data, meta: {request_id, ...meta}}`, the meta's own members serialised once per version.
  */
-async function envelopeBytes(data: (out: Utf8Builder) => Promise<void>, requestId: string, meta: DatasetMeta): Promise<Buffer<ArrayBuffer>> {
+function envelopeBytes(data: (out: Utf8Builder) => void | Promise<void>, requestId: string, meta: DatasetMeta): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
   const out = new Utf8Builder().text('{"code":0,"data":');
-  await data(out);
-  return out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`).toBuffer();
+  const written = data(out);
+  const close = () => out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`).toBuffer();
+  return written instanceof Promise ? written.then(close) : close();
 }

@@ -12,6 +12,14 @@ import { VERSION_LABEL } from "../version.ts";
 import { costOf, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataApi } from "./answer.ts";
 import { endpointName, type DataRoute } from "./route.ts";
 
+/** Header names as the app writes them (lower case), each lowered once rather than per answer. */
+const lowerCaseNames = new Map<string, string>();
+function lowerCaseName(name: string): string {
+  let lower = lowerCaseNames.get(name);
+  if (lower === undefined) lowerCaseNames.set(name, (lower = name.toLowerCase()));
+  return lower;
+}
+
 /** Serves a request and says true, or leaves it untouched and says false (the app then serves it). */
 export type NodeLane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -27,7 +35,8 @@ const PLAIN_QUERY = /^[\w.~%+=&()*!,;:@/$?-]*$/;
  * of srvx and h3. Per request, srvx's web Request, h3's event, their header objects, the router and
  * the response conversion cost about an eighth of a lookup's CPU (docs/performance.md "Lookup, fifth
  * pass: the lookup's own lane"); this lane runs the same steps of mount.ts on the request as node gives it:
- * the same input schema (h3's own query parser), `meter` (credential, rate limit, quota, settle),
+ * the same input schema (h3's own query parser; a plain query read by the route's `plainQuery`, held
+ * to the schema's answers), `meter` (credential, rate limit, quota, settle),
  * `serialisedAnswer` (caller check, version pin, projection, envelope), the contract's error answer,
  * the request id, the version header, the answer released at the end of the turn and the access log.
  *
@@ -68,8 +77,10 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
     let head: string[];
     let body: Buffer | string;
     try {
-      // Step 1 before metering, as the app does it: a bad input is still an attempt.
-      const { input, invalid } = queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
+      // Step 1 before metering, as the app does it: a bad input is still an attempt. A plain query is
+      // read by hand (the route's `plainQuery`), anything else by the schema over h3's own parser.
+      const plain = route.plainQuery?.(query);
+      const { input, invalid } = plain !== undefined ? { input: plain, invalid: null } : queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
       body = await meter(call, api, endpoint, (access) => serialisedAnswer(route, api, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
       head = ["x-request-id", requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE];
     } catch (error) {
@@ -80,7 +91,7 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
       body = refusal.body;
       head = Object.entries(refusal.headers).flat();
     }
-    for (const name in rateLimit) head.push(name.toLowerCase(), rateLimit[name]!);
+    for (const name in rateLimit) head.push(lowerCaseName(name), rateLimit[name]!);
     head.push("content-length", String(Buffer.byteLength(body)));
     // Released with the app's answers of this turn (http/end-of-turn.ts).
     await endOfTurn();

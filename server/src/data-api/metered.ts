@@ -4,7 +4,7 @@ import { dataCredentialsOf } from "../access/credentials.ts";
 import type { Config } from "../config.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { toContractError } from "../http/errors.ts";
-import type { Metering } from "../metering/metering.ts";
+import type { Metering, MeteredRequest } from "../metering/metering.ts";
 import type { MeteringMetrics } from "../observability/metrics.ts";
 
 /**
@@ -28,19 +28,24 @@ export interface MeteredCall {
  * the RateLimit headers (for the success and for an error answer alike), runs the query, and settles
  * its status (2xx charged, anything else a business failure). An export or snapshot is one query
  * (`cost` 1).
+ *
+ * A step that answers at once (a cached API key, a query made in memory, the settlement) is not
+ * awaited: each `await` is a promise and a microtask, and they were a tenth of a small lookup's CPU
+ * (docs/performance.md "Lookup, sixth pass"). The rate limit's count is the one step always awaited.
  */
 export async function meter<T>(
   call: MeteredCall,
   deps: { access: AccessResolver; metering: Metering; metrics?: MeteringMetrics },
   endpoint: string,
-  run: (access: Access) => Promise<T>,
+  run: (access: Access) => T | Promise<T>,
   options: { cost?: number } = {},
 ): Promise<T> {
-  let access: Access;
+  let access: Access | Promise<Access>;
   let headers: Record<string, string>;
-  let request: { access: Access; ip: string | null; endpoint: string; cost: number | undefined };
+  let request: MeteredRequest;
   try {
-    access = await deps.access.resolve(call.credentials);
+    access = deps.access.resolve(call.credentials);
+    if (access instanceof Promise) access = await access;
     request = { access, ip: call.ip, endpoint, cost: options.cost };
     ({ headers } = await deps.metering.admit(request));
   } catch (error) {
@@ -52,19 +57,21 @@ export async function meter<T>(
   // A success carries them from here; an error answer only when the query fails, so error answers'
   // headers are not staged on every request.
   call.stage(headers);
-  let result: T;
+  let result: T | Promise<T>;
   try {
-    result = await run(access);
+    result = run(access);
+    if (result instanceof Promise) result = await result;
   } catch (error) {
     call.stageForError(headers);
     deps.metrics?.meteredQuery(endpoint, "failed");
-    await deps.metering.settle({ ...request, status: toContractError(error).status });
+    await deps.metering.settle(request, toContractError(error).status);
     throw error;
   }
   const status = result instanceof Response ? result.status : 200;
   deps.metrics?.meteredQuery(endpoint, status < 300 ? "charged" : "failed");
   try {
-    await deps.metering.settle({ ...request, status });
+    const settled = deps.metering.settle(request, status);
+    if (settled instanceof Promise) await settled;
   } catch (error) {
     call.stageForError(headers);
     throw error;
@@ -82,7 +89,7 @@ export function meteredQuery<T>(
   event: H3Event,
   deps: { access: AccessResolver; metering: Metering; metrics?: MeteringMetrics; config: Pick<Config, "secureCookies" | "trustProxy"> },
   endpoint: string,
-  run: (access: Access) => Promise<T>,
+  run: (access: Access) => T | Promise<T>,
   options: { cost?: number } = {},
 ): Promise<T> {
   const call: MeteredCall = {

@@ -74,6 +74,15 @@ export interface DataRoute<I = any, E = any> {
   /** Quota units a success costs (default 1). */
   cost?: (input: I) => number;
   /**
+   * Step 1 by hand for the plain queries nearly every caller sends, on node's lane (lane.ts): the raw
+   * query (after `?`) read into exactly the input `input.query` gives for it, or undefined for
+   * anything else (an unknown or repeated name, a `+`, an encoding it does not read, any value the
+   * schema would refuse): the schema then reads the query and words its errors. A hand reading of a
+   * few names costs a tenth of the schema's (docs/performance.md "Lookup, sixth pass"); the route's
+   * test holds it to the schema's answers.
+   */
+  plainQuery?(raw: string): I | undefined;
+  /**
    * Step 6's narrowing, after the schema: the answer's data cut to what the caller asked for (the
    * lookups' `fields=`, docs/api.md "Lookup fields"), or a 400 for what the projection cannot give.
    * Absent: the schema's answer is the answer. A route with `serialised` narrows there too.
@@ -84,8 +93,9 @@ export interface DataRoute<I = any, E = any> {
   /**
    * Appends the answer's `data` to `out` as JSON, byte for byte `JSON.stringify(schema.parse(await
    * handle(ctx)))` for the caller's projection and its output `schema`: the framework serves it as is.
+   * Synchronous when it has what it needs in memory (no promise on the hot path), else a promise.
    */
-  serialised?(ctx: SerialisedContext<I, E>, projection: Projection, schema: z.ZodType, out: Utf8Builder): Promise<void>;
+  serialised?(ctx: SerialisedContext<I, E>, projection: Projection, schema: z.ZodType, out: Utf8Builder): void | Promise<void>;
 }
 
 /** What `serialised` gets: no cursor (its answer is not a page). */

@@ -7,8 +7,11 @@ import { AppError } from "../errors.ts";
  * the catalogue.
  */
 export interface DatasetVersions {
-  /** The current version's meta and seq (seq 0 before the first import), cached briefly. */
-  pinned(): Promise<PinnedVersion>;
+  /**
+   * The current version's meta and seq (seq 0 before the first import), cached briefly: the cached
+   * value itself while it is fresh (no promise on the hot path), else a promise of the read.
+   */
+  pinned(): PinnedVersion | Promise<PinnedVersion>;
   /** The meta of an earlier version a listing's cursor is pinned to; null for an unknown seq. */
   metaOf(seq: number): Promise<DatasetMeta | null>;
 }

@@ -51,6 +51,9 @@ export function guardConnections(server: Server, options: { bodyLimitBytes: numb
     // cancels a body it read in part (a chunked body over the limit), node's stream `destroyer` detaches
     // the request from its socket so that the socket, and the keep-alive connection, survive.
     const socket = req.socket;
+    // No body (neither header: RFC 9112 §6.3 says its length is zero), nothing to discard: such a
+    // request, every GET a client sends, costs no listener (docs/performance.md "Lookup, sixth pass").
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return;
     const declared = Number(req.headers["content-length"] ?? 0);
     // Too large to discard: say so now, so the client does not send its next request on this one.
     if (declared > options.bodyLimitBytes + drain.maxBytes) res.setHeader("connection", "close");

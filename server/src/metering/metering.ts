@@ -23,9 +23,10 @@ export interface Metering {
   /**
    * After the response status is known: a 2xx counts `cost` units against the quota (an export or
    * snapshot one); a 4xx/5xx counts as a business failure, shown in usage but never charged; anything
-   * else (a 304 revalidation) counts as neither.
+   * else (a 304 revalidation) counts as neither. Done at once in memory (the usage ledger buffers
+   * the counts); an implementation that has to wait returns a promise.
    */
-  settle(request: MeteredRequest & { status: number }): Promise<void>;
+  settle(request: MeteredRequest, status: number): void | Promise<void>;
 }
 
 export interface MeteredRequest {
@@ -69,7 +70,9 @@ export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledge
       const { access } = request;
       const userId = access.kind === "anonymous" ? null : access.userId;
       const now = deps.clock.now().getTime();
-      const account = userId ? await deps.ledger.account(userId, now) : null;
+      // A fresh account is at hand without a promise (usage-ledger.ts).
+      let account = userId ? deps.ledger.account(userId, now) : null;
+      if (account instanceof Promise) account = await account;
       const plan = account ? planOf(deps.settings, account.plan) : null;
       const limit = plan ? plan.rate_limit_per_minute : deps.settings.anonymousRatePerMinute;
       const decision = await deps.limiter.consume("data", rateSubject(access, request.ip), limit, WINDOW_SECONDS);
@@ -93,11 +96,11 @@ export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledge
       return { headers };
     },
 
-    async settle(request) {
+    settle(request, status) {
       if (request.access.kind === "anonymous") return;
       const cost = request.cost ?? 1;
-      const ok = request.status >= 200 && request.status < 300;
-      const failed = request.status >= 400;
+      const ok = status >= 200 && status < 300;
+      const failed = status >= 400;
       deps.ledger.release(request.access.userId, cost);
       // A 304 (ETag revalidation of an export or snapshot) is neither: not charged, not a failure.
       if (!ok && !failed) return;

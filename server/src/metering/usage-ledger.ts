@@ -106,9 +106,10 @@ export class UsageLedger {
 
   /**
    * The account's plan and usage for the quota period of `now` (domain time): from memory when read
-   * recently, else read now (once for concurrent callers).
+   * recently (at once, without a promise: the hot path of every keyed request), else read now (once
+   * for concurrent callers).
    */
-  async account(userId: string, now: number): Promise<AccountUsage> {
+  account(userId: string, now: number): AccountUsage | Promise<AccountUsage> {
     const real = this.#now();
     const entry = this.#accounts.get(userId);
     if (entry && entry.readAt !== 0 && real - entry.readAt < this.#staleAfterMs && now >= entry.period.startMs && now < entry.period.endMs) {

@@ -40,8 +40,11 @@ export const sessionProcedure = baseProcedure.use(async ({ ctx, next }) => {
  */
 export async function optionalSessionUser(ctx: { sessionToken: string | null }): Promise<string | null> {
   if (ctx.sessionToken === null) return null;
-  const access = await checksOf(ctx)
-    .access.resolve({ sessionToken: ctx.sessionToken, apiKey: null })
-    .catch(() => null);
-  return access?.kind === "session" ? access.userId : null;
+  const resolver = checksOf(ctx).access;
+  try {
+    const access = await resolver.resolve({ sessionToken: ctx.sessionToken, apiKey: null });
+    return access.kind === "session" ? access.userId : null;
+  } catch {
+    return null;
+  }
 }

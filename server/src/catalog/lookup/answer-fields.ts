@@ -120,19 +120,23 @@ function selectionOf(kind: LookupKind, projection: Projection, text: string): Fi
 
 /**
  * Resolved selections by kind, projection and text: a caller sends the same `fields=` on every
- * request, so each is resolved once. Bounded (a caller varying the text only refills it).
+ * request, so each is resolved once. Bounded (a caller varying the text only refills it). Keyed by
+ * the text within a map per kind and projection, so a request builds no key string.
  */
-const resolved = new Map<string, FieldSelection>();
-const RESOLVED_MAX = 512;
+const resolved: Record<LookupKind, Record<Projection, Map<string, FieldSelection>>> = {
+  number: { full: new Map(), public: new Map() },
+  imsi: { full: new Map(), public: new Map() },
+};
+const RESOLVED_MAX = 128;
 
 /** The selection `fields=` names, for a lookup kind and the caller's projection (cached); 400 for names the answer lacks or the projection refuses. */
 export function lookupFields(kind: LookupKind, projection: Projection, text: string): FieldSelection {
-  const key = `${kind}\t${projection}\t${text}`;
-  let selection = resolved.get(key);
+  const cache = resolved[kind][projection];
+  let selection = cache.get(text);
   if (selection === undefined) {
     selection = selectionOf(kind, projection, text);
-    if (resolved.size >= RESOLVED_MAX) resolved.clear();
-    resolved.set(key, selection);
+    if (cache.size >= RESOLVED_MAX) cache.clear();
+    cache.set(text, selection);
   }
   return selection;
 }

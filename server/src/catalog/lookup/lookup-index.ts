@@ -198,9 +198,16 @@ export class LookupIndexes {
     private readonly options: BuildOptions = {},
   ) {}
 
-  /** The index of version `seq`; `pause` is the build's when this call starts it. */
-  async at(seq: number, pause?: Pause): Promise<LookupIndex> {
+  /**
+   * The index of version `seq`; `pause` is the build's when this call starts it. The current index is
+   * handed back as it is (no promise on the hot path), any other as a promise.
+   */
+  at(seq: number, pause?: Pause): LookupIndex | Promise<LookupIndex> {
     if (this.#current?.seq === seq) return this.#current;
+    return this.#build(seq, pause);
+  }
+
+  async #build(seq: number, pause?: Pause): Promise<LookupIndex> {
     let build = this.#building.get(seq);
     if (!build) {
       build = buildLookupIndex(this.db, seq, { ...this.options, pause: pause ?? this.options.pause }).finally(() => this.#building.delete(seq));

@@ -56,7 +56,9 @@ export function createDatasetMetaSource(db: Db, options: { ttlMs?: number; now?:
     };
   }
 
-  async function pinned(): Promise<PinnedVersion> {
+  // Not async: a fresh cached version is handed back as it is, so a request that finds it costs no
+  // promise or microtask (docs/performance.md "Lookup, sixth pass").
+  function pinned(): PinnedVersion | Promise<PinnedVersion> {
     if (cached && now() - cached.at < ttlMs) return cached.value;
     inflight ??= load()
       .then((value) => {

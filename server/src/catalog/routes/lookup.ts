@@ -16,8 +16,11 @@
  *     caller's projection does not have)
  */
 import { z } from "zod";
-import { ImsiLookup, LookupFields, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
-import { lookupFields, project } from "../lookup/answer-fields.ts";
+import { ImsiLookup, LOOKUP_FIELDS_SYNTAX, LookupFields, NumberLookup, PublicImsiLookup, PublicNumberLookup } from "../../contract/catalog.ts";
+import type { Projection } from "../../data-api/route.ts";
+import type { Utf8Builder } from "../../utf8-builder.ts";
+import { lookupFields, project, type FieldSelection } from "../lookup/answer-fields.ts";
+import type { LookupIndex } from "../lookup/lookup-index.ts";
 import { findNumber, lookupImsi, lookupNumber } from "../lookup/lookup.ts";
 import { CountryParam } from "./params.ts";
 import { defineCatalogRoute } from "./define.ts";
@@ -41,6 +44,8 @@ export const lookupRoute = defineCatalogRoute({
     "Longest-prefix match of a phone number (E.164, or national with country) over the number ranges, or an IMSI by MCC+MNC. range_holder is the original range holder; ported numbers are not reflected.",
   access: "public",
   input: { query: LookupQuery },
+  // The route's input type also carries the (empty) path parameters' `Record<string, never>`.
+  plainQuery: (raw) => plainLookupQuery(raw) as never,
   output: { full: z.union([NumberLookup, ImsiLookup]), public: z.union([PublicNumberLookup, PublicImsiLookup]) },
   async handle({ env, input, version }) {
     const index = await env.lookupIndexes.at(version.seq);
@@ -52,14 +57,87 @@ export const lookupRoute = defineCatalogRoute({
   },
   // A number's answer spliced from its range's prebuilt fragment and its own fields (lookup-answers.ts),
   // or with `fields=` from the fields asked, only those made; an IMSI's answer the generic way.
-  async serialised({ env, input, version }, projection, schema, out) {
+  // Synchronous once the version's index is built (data-api/answer.ts `serialisedAnswer`).
+  serialised({ env, input, version }, projection, schema, out) {
     // The selection first: a field the caller may not ask for is refused before any work.
     const selection = input.fields === undefined ? null : lookupFields(input.imsi !== undefined ? "imsi" : "number", projection, input.fields);
-    const index = await env.lookupIndexes.at(version.seq);
-    if (input.imsi !== undefined) {
-      const answer = schema.parse(lookupImsi(index, input.imsi));
-      out.text(JSON.stringify(selection === null ? answer : project(answer, selection.fields)));
-    } else if (selection === null) index.answers.write(findNumber(index, input.number!, input.country), projection, out);
-    else index.answers.writeSelected(findNumber(index, input.number!, input.country, selection.needs), projection, selection, out);
+    const index = env.lookupIndexes.at(version.seq);
+    if (index instanceof Promise) return index.then((built) => writeLookup(built, input, projection, schema, selection, out));
+    writeLookup(index, input, projection, schema, selection, out);
   },
 });
+
+/** The answer's `data` of a lookup from the version's index, into `out` (the route's `serialised`). */
+function writeLookup(index: LookupIndex, input: z.infer<typeof LookupQuery>, projection: Projection, schema: z.ZodType, selection: FieldSelection | null, out: Utf8Builder): void {
+  if (input.imsi !== undefined) {
+    const answer = schema.parse(lookupImsi(index, input.imsi));
+    out.text(JSON.stringify(selection === null ? answer : project(answer, selection.fields)));
+  } else if (selection === null) index.answers.write(findNumber(index, input.number!, input.country), projection, out);
+  else index.answers.writeSelected(findNumber(index, input.number!, input.country, selection.needs), projection, selection, out);
+}
+
+type LookupInput = z.infer<typeof LookupQuery>;
+
+const COUNTRY = /^[A-Za-z]{2}$/;
+const IMSI = /^\d{6,15}$/;
+
+/**
+ * {@link LookupQuery} read by hand from the raw query, for the plain queries callers send
+ * (`number=%2B8613912345678&fields=number,valid`): each name once, `name=value` pairs, values
+ * percent-decoded, and every value within the schema. Anything else is undefined and goes to the
+ * schema (the route's `plainQuery`, data-api/route.ts); `lookup-query.test.ts` compares the two.
+ */
+export function plainLookupQuery(raw: string): LookupInput | undefined {
+  // A `+` is a space in a query: h3's reading of it is left to h3.
+  if (raw.length === 0 || raw.includes("+")) return undefined;
+  let number: string | undefined;
+  let country: string | undefined;
+  let imsi: string | undefined;
+  let fields: string | undefined;
+  for (let at = 0; at <= raw.length; ) {
+    let end = raw.indexOf("&", at);
+    if (end === -1) end = raw.length;
+    const equals = raw.indexOf("=", at);
+    if (equals === -1 || equals > end) return undefined;
+    let value = raw.slice(equals + 1, end);
+    if (value.includes("=")) return undefined;
+    if (value.includes("%")) {
+      try {
+        value = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    }
+    switch (raw.slice(at, equals)) {
+      case "number":
+        if (number !== undefined) return undefined;
+        number = value.trim();
+        if (number.length < 3 || number.length > 32) return undefined;
+        break;
+      case "country":
+        if (country !== undefined || !COUNTRY.test(value)) return undefined;
+        country = value.toUpperCase();
+        break;
+      case "imsi":
+        if (imsi !== undefined) return undefined;
+        imsi = value.trim();
+        if (!IMSI.test(imsi)) return undefined;
+        break;
+      case "fields":
+        if (fields !== undefined || value.length > 1000 || !LOOKUP_FIELDS_SYNTAX.test(value)) return undefined;
+        fields = value;
+        break;
+      default:
+        return undefined;
+    }
+    at = end + 1;
+  }
+  if ((number === undefined) === (imsi === undefined)) return undefined;
+  // The schema's output: only the names given, in the schema's order.
+  const input: LookupInput = {};
+  if (number !== undefined) input.number = number;
+  if (country !== undefined) input.country = country;
+  if (imsi !== undefined) input.imsi = imsi;
+  if (fields !== undefined) input.fields = fields;
+  return input;
+}
