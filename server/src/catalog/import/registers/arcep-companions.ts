@@ -1,6 +1,6 @@
 import { arcepDate, companionByName, latestDate, openArcep } from "./arcep.ts";
 import { nonEmpty } from "./collect.ts";
-import { headerMatches, isBlank, type ColumnSpec, type ReaderInput, type RegisterReader } from "./reader.ts";
+import { dataRecords, headerMatches, type ColumnSpec, type ReaderInput, type RegisterReader } from "./reader.ts";
 import type { NetworkStatus, RegisterFile, RegisterId, ResourceKind } from "./types.ts";
 
 /**
@@ -105,21 +105,8 @@ function readResources(input: ReaderInput): RegisterFile {
   const file = RESOURCE_FILES[input.register as ResourceRegister];
   const assignedColumn = header.written(["assigned"])[0]!;
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table, headerLength)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
-    if (fields.length !== headerLength) {
-      collector.list(line, "malformed", `${fields.length} fields, the header has ${headerLength}`);
-      continue;
-    }
     const code = header.get(fields, "code")!.trim();
     if (code === "") {
       collector.list(line, "malformed", "no resource code");
@@ -153,21 +140,8 @@ function readPortability(input: ReaderInput): RegisterFile {
   const headerLength = records[0]!.fields.length;
   collector.columns(header.written(["code", "holder", "assigned"]), header.unknown);
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table, headerLength)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
-    if (fields.length !== headerLength) {
-      collector.list(line, "malformed", `${fields.length} fields, the header has ${headerLength}`);
-      continue;
-    }
     const code = header.get(fields, "code")!.trim();
     if (!/^\d+$/.test(code)) {
       collector.list(line, "malformed", `routing prefix "${code}" is not digits`);
@@ -201,21 +175,8 @@ function readNetworks(input: ReaderInput): RegisterFile {
   collector.columns(header.written(["code", "holder", "name", "assigned", "decision"]), header.unknown);
   const seen = new Map<string, number>();
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table, headerLength)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
-    if (fields.length !== headerLength) {
-      collector.list(line, "malformed", `${fields.length} fields, the header has ${headerLength}`);
-      continue;
-    }
     const code = header.get(fields, "code")!.trim();
     const m = /^(\d{3})(?:(\d{2})|(\d{3})|(\d{2})(\d{3}))$/.exec(code);
     if (!m) {

@@ -1,7 +1,7 @@
 import { e164OfNational, nationalLength, territoryNamed, territoryOfNational } from "./arcep-territories.ts";
 import { blockOf, Collector, nonEmpty } from "./collect.ts";
 import { dayMonthYear } from "./dates.ts";
-import { baseName, Header, headerMatches, isBlank, openTable, type ColumnSpec, type ReaderInput, type RegisterReader, type Table } from "./reader.ts";
+import { dataRecords, baseName, Header, headerMatches, openTable, type ColumnSpec, type ReaderInput, type RegisterReader, type Table } from "./reader.ts";
 import type { RegisterFile, RegisterId, ResourceKind } from "./types.ts";
 
 /**
@@ -106,21 +106,8 @@ function readNumbers(input: ReaderInput): RegisterFile {
   collector.columns(header.written(["code", "first", "last", "holder", "territory", "assigned"]), header.unknown);
   const shortCodesOnly = input.register === "fr-arcep-majnfb";
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table, headerLength)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
-    if (fields.length !== headerLength) {
-      collector.list(line, "malformed", `${fields.length} fields, the header has ${headerLength}`);
-      continue;
-    }
     const code = header.get(fields, "code")!.trim();
     const first = header.get(fields, "first")!.trim();
     const last = header.get(fields, "last")!.trim();
@@ -182,21 +169,8 @@ function readFrozen(input: ReaderInput): RegisterFile {
   collector.columns(header.written(["code", "type", "interestOpens", "interestCloses", "requestsOpen"]), header.unknown);
   const dateColumns = ["interestOpens", "interestCloses", "requestsOpen"] as const;
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table, headerLength)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
-    if (fields.length !== headerLength) {
-      collector.list(line, "malformed", `${fields.length} fields, the header has ${headerLength}`);
-      continue;
-    }
     const code = header.get(fields, "code")!.trim();
     const type = header.get(fields, "type")!.trim();
     if (!/^[0-9A-Z-]+$/.test(code)) {

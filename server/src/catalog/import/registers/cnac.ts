@@ -1,6 +1,6 @@
 import { blockOf, Collector, nonEmpty } from "./collect.ts";
 import { isoDate } from "./dates.ts";
-import { Header, headerMatches, isBlank, openTable, type ColumnSpec, type ReaderInput, type RegisterReader } from "./reader.ts";
+import { dataRecords, Header, headerMatches, openTable, type ColumnSpec, type ReaderInput, type RegisterReader } from "./reader.ts";
 import type { BlockStatus, RegisterFile } from "./types.ts";
 
 /**
@@ -60,7 +60,8 @@ export const cnacReader: RegisterReader = {
 };
 
 function readCnac(input: ReaderInput): RegisterFile {
-  const { collector, records } = openTable(input, "windows-1252", ",", true);
+  const table = openTable(input, "windows-1252", ",", true);
+  const { collector, records } = table;
   const first = records[0];
   const header = new Header(first?.fields ?? [], COLUMNS);
   if (!first || header.missing.length > 0) {
@@ -72,17 +73,8 @@ function readCnac(input: ReaderInput): RegisterFile {
   collector.columns(modelled, header.unknown);
   collector.layout = `${first.fields.length} columns${header.has("pooled") ? "" : ", no Pooled"}${header.has("province") ? "" : ", no Province"}`;
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
     // The date line: every field empty but the last, a date. CNAC writes it as line 2.
     const last = fields[fields.length - 1] ?? "";
     if (fields[0]?.trim() === "" && isoDate(last) && fields.every((f, i) => i === fields.length - 1 || f.trim() === "")) {

@@ -1,6 +1,6 @@
 import { blockOf, Collector, nonEmpty } from "./collect.ts";
 import { dayMonthYear } from "./dates.ts";
-import { baseName, Header, headerMatches, isBlank, openTable, type ColumnSpec, type ReaderInput, type RegisterReader } from "./reader.ts";
+import { dataRecords, baseName, Header, headerMatches, openTable, type ColumnSpec, type ReaderInput, type RegisterReader } from "./reader.ts";
 import type { BlockStatus, RegisterFile, RegisterId } from "./types.ts";
 
 /**
@@ -66,7 +66,8 @@ export const ofcomReader: RegisterReader = {
 
 function readOfcom(input: ReaderInput): RegisterFile {
   const series = input.register.slice(-1) as Series;
-  const { collector, records } = openTable(input, "windows-1252", ",", true);
+  const table = openTable(input, "windows-1252", ",", true);
+  const { collector, records } = table;
   const first = records[0];
   const header = new Header(first?.fields ?? [], COLUMNS);
   if (!first || header.missing.length > 0) {
@@ -77,21 +78,8 @@ function readOfcom(input: ReaderInput): RegisterFile {
   collector.columns(header.written(["block", "status", "holder", "length", "allocated", "notes"]), header.unknown);
   collector.layout = header.has("notes") ? "with Notes" : null;
 
-  for (const record of records.slice(1)) {
-    collector.seen();
+  for (const record of dataRecords(table, first.fields.length)) {
     const { fields, line } = record;
-    if (record.error) {
-      collector.list(line, "malformed", record.error);
-      continue;
-    }
-    if (isBlank(record)) {
-      collector.list(line, "blank", "empty line");
-      continue;
-    }
-    if (fields.length !== first.fields.length) {
-      collector.list(line, "malformed", `${fields.length} fields, the header has ${first.fields.length}`);
-      continue;
-    }
     const written = header.get(fields, "block")!.trim();
     if (!WRITTEN_BLOCK.test(written)) {
       collector.list(line, "malformed", `block "${written}" is not digits grouped by spaces`);

@@ -112,3 +112,19 @@ export function baseName(name: string | null): string | null {
 export function isBlank(record: TextRecord): boolean {
   return record.fields.every((f) => f.trim() === "");
 }
+
+/**
+ * The data records of a table (the header line skipped), each counted as seen; a record the splitter
+ * could not read, a blank one and, given `width` (the header's field count), one of another width are
+ * listed with their reason and not yielded. Every reader's loop starts so.
+ */
+export function* dataRecords(table: Table, width?: number): Generator<TextRecord> {
+  const { collector, records } = table;
+  for (const record of records.slice(1)) {
+    collector.seen();
+    if (record.error) collector.list(record.line, "malformed", record.error);
+    else if (isBlank(record)) collector.list(record.line, "blank", "empty line");
+    else if (width !== undefined && record.fields.length !== width) collector.list(record.line, "malformed", `${record.fields.length} fields, the header has ${width}`);
+    else yield record;
+  }
+}
