@@ -132,13 +132,13 @@ function answerAt<E>(
   return envelopeBytes((out) => route.serialised!(context, projection, schema, out), requestId, version.meta);
 }
 
-/** `{"a":1}` → `,"a":1}`, `{}` → `}`: a version's meta serialised once, to follow the request id. */
-const metaTails = new WeakMap<DatasetMeta, string>();
-function metaTailOf(meta: DatasetMeta): string {
+/** `{"a":1}` → `,"a":1}}`, `{}` → `}}`: a version's meta serialised once, to follow the request id and close the envelope. */
+const metaTails = new WeakMap<DatasetMeta, Buffer>();
+function metaTailOf(meta: DatasetMeta): Buffer {
   let tail = metaTails.get(meta);
   if (tail === undefined) {
     const json = JSON.stringify(meta);
-    metaTails.set(meta, (tail = json === "{}" ? "}" : `,${json.slice(1)}`));
+    metaTails.set(meta, (tail = Buffer.from(json === "{}" ? "}}" : `,${json.slice(1)}}`)));
   }
   return tail;
 }
@@ -150,6 +150,9 @@ function metaTailOf(meta: DatasetMeta): string {
 function envelopeBytes(data: (out: Utf8Builder) => void | Promise<void>, requestId: string, meta: DatasetMeta): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
   const out = new Utf8Builder().text('{"code":0,"data":');
   const written = data(out);
-  const close = () => out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}${metaTailOf(meta)}}`).toBuffer();
-  return written instanceof Promise ? written.then(close) : close();
+  return written instanceof Promise ? written.then(() => closeEnvelope(out, requestId, meta)) : closeEnvelope(out, requestId, meta);
+}
+
+function closeEnvelope(out: Utf8Builder, requestId: string, meta: DatasetMeta): Buffer<ArrayBuffer> {
+  return out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}`).bytes(metaTailOf(meta)).toBuffer();
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { getQuery, type H3Event } from "h3";
 import { apiKeyOf } from "../access/credentials.ts";
 import { clientIpOf } from "../http/client-ip.ts";
-import { endOfTurn } from "../http/end-of-turn.ts";
+import { atEndOfTurn } from "../http/end-of-turn.ts";
 import { errorAnswer, logIfUnexpected, toContractError } from "../http/errors.ts";
 import { meter, type MeteredCall } from "./metered.ts";
 import { inboundRequestId } from "../http/request-id.ts";
@@ -54,53 +54,8 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
   }
   const path = route.path;
   const endpoint = endpointName(route);
-  const logRequests = api.log.isLevelEnabled("info");
 
-  async function answer(req: IncomingMessage, res: ServerResponse, query: string, apiKey: string | null): Promise<void> {
-    const started = logRequests ? performance.now() : 0;
-    const requestId = inboundRequestId((name) => req.headers[name] as string | undefined) ?? newId("req");
-    // Observed (metrics, traces): the route and the request id, for the wrapper (observability/requests.ts).
-    const facts = requestFacts(req);
-    if (facts) {
-      facts.route = path;
-      facts.requestId = requestId;
-    }
-    let rateLimit: Record<string, string> = {};
-    const call: MeteredCall = {
-      // A request with a session cookie and no API key is not taken (below).
-      credentials: { apiKey, sessionToken: null },
-      ip: clientIpOf(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, api.config),
-      stage: (headers) => (rateLimit = headers),
-      stageForError: (headers) => (rateLimit = headers),
-    };
-    let status = 200;
-    let head: string[];
-    let body: Buffer | string;
-    try {
-      // Step 1 before metering, as the app does it: a bad input is still an attempt. A plain query is
-      // read by hand (the route's `plainQuery`), anything else by the schema over h3's own parser.
-      const plain = route.plainQuery?.(query);
-      const { input, invalid } = plain !== undefined ? { input: plain, invalid: null } : queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
-      body = await meter(call, api, endpoint, (access) => serialisedAnswer(route, api, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
-      head = ["x-request-id", requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE];
-    } catch (error) {
-      const contract = toContractError(error);
-      logIfUnexpected(api.log, error, contract, { request_id: requestId });
-      const refusal = errorAnswer(contract, requestId);
-      status = refusal.status;
-      body = refusal.body;
-      head = Object.entries(refusal.headers).flat();
-    }
-    for (const name in rateLimit) head.push(lowerCaseName(name), rateLimit[name]!);
-    head.push("content-length", String(Buffer.byteLength(body)));
-    // Released with the app's answers of this turn (http/end-of-turn.ts).
-    await endOfTurn();
-    // node's reason phrase, as the app's answers get it (http/status-line.ts).
-    res.writeHead(status, head);
-    res.end(body);
-    if (logRequests) api.log.info({ request_id: requestId, method: "GET", path, status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
-  }
-
+  const lane: Lane<E> = { route, api, path, endpoint, logRequests: api.log.isLevelEnabled("info") };
   return (req, res) => {
     const url = req.url!;
     if (req.method !== "GET" || !url.startsWith(path)) return false;
@@ -112,11 +67,123 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
     const apiKey = apiKeyOf(headers);
     // A session is the app's: the cookie is read with h3's parser.
     if (apiKey === null && headers.cookie !== undefined) return false;
-    answer(req, res, query, apiKey).catch((err: unknown) => {
-      // Only writing the answer can get here (every step's error is an error answer above).
-      api.log.error({ err }, "answering on node failed");
-      res.destroy();
-    });
+    new LaneAnswer(lane, req, res, apiKey).answer(query);
     return true;
   };
+}
+
+/** What every answer of one lane shares. */
+interface Lane<E> {
+  route: DataRoute<any, E>;
+  api: DataApi<E>;
+  path: string;
+  endpoint: string;
+  logRequests: boolean;
+}
+
+/**
+ * One request's answer on the lane, and what metering needs of it ({@link MeteredCall}). Not async: a
+ * query answered at once (every step in memory) is written at the end of the turn without a promise;
+ * one that waits is written when it is done. Its steps are methods rather than closures made per
+ * request (docs/performance.md "Lookup, seventh pass").
+ */
+class LaneAnswer<E> implements MeteredCall {
+  readonly credentials: MeteredCall["credentials"];
+  readonly ip: string | null;
+  readonly #requestId: string;
+  readonly #started: number;
+  /** The RateLimit fields metering staged, for the answer whatever it is. */
+  #rateLimit: Record<string, string> | null = null;
+  #status = 200;
+  #head: string[] = [];
+  #body: Buffer | string = "";
+
+  constructor(
+    private readonly lane: Lane<E>,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    apiKey: string | null,
+  ) {
+    this.#started = lane.logRequests ? performance.now() : 0;
+    this.#requestId = inboundRequestId((name) => req.headers[name] as string | undefined) ?? newId("req");
+    // A request with a session cookie and no API key is not taken (serveOnNode).
+    this.credentials = { apiKey, sessionToken: null };
+    this.ip = clientIpOf(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, lane.api.config);
+    // Observed (metrics, traces): the route and the request id, for the wrapper (observability/requests.ts).
+    const facts = requestFacts(req);
+    if (facts) {
+      facts.route = lane.path;
+      facts.requestId = this.#requestId;
+    }
+  }
+
+  stage(headers: Record<string, string>): void {
+    this.#rateLimit = headers;
+  }
+
+  stageForError(headers: Record<string, string>): void {
+    this.#rateLimit = headers;
+  }
+
+  answer(query: string): void {
+    const { route, api, endpoint } = this.lane;
+    const requestId = this.#requestId;
+    let body: Buffer | Promise<Buffer>;
+    try {
+      // Step 1 before metering, as the app does it: a bad input is still an attempt. A plain query is
+      // read by hand (the route's `plainQuery`), anything else by the schema over h3's own parser.
+      const plain = route.plainQuery?.(query);
+      const { input, invalid } = plain !== undefined ? { input: plain, invalid: null } : queryInputOf(route, getQuery({ url: { search: `?${query}` } } as H3Event));
+      body = meter(this, api, endpoint, (access) => serialisedAnswer(route, api, access, input, invalid, requestId), { cost: costOf(route, input, invalid) });
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (body instanceof Promise) {
+      body.then(
+        (made) => this.succeed(made),
+        (error: unknown) => this.fail(error),
+      );
+    } else this.succeed(body);
+  }
+
+  succeed(body: Buffer): void {
+    this.send(200, ["x-request-id", this.#requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE], body);
+  }
+
+  fail(error: unknown): void {
+    const contract = toContractError(error);
+    logIfUnexpected(this.lane.api.log, error, contract, { request_id: this.#requestId });
+    const refusal = errorAnswer(contract, this.#requestId);
+    this.send(refusal.status, Object.entries(refusal.headers).flat(), refusal.body);
+  }
+
+  send(status: number, head: string[], body: Buffer | string): void {
+    const rateLimit = this.#rateLimit;
+    if (rateLimit !== null) for (const name in rateLimit) head.push(lowerCaseName(name), rateLimit[name]!);
+    head.push("content-length", String(Buffer.byteLength(body)));
+    this.#status = status;
+    this.#head = head;
+    this.#body = body;
+    // Released with the app's answers of this turn (http/end-of-turn.ts).
+    atEndOfTurn(this);
+  }
+
+  /** Writes the answer (the end of the turn). */
+  release(): void {
+    const { res } = this;
+    try {
+      // node's reason phrase, as the app's answers get it (http/status-line.ts).
+      res.writeHead(this.#status, this.#head);
+      res.end(this.#body);
+    } catch (err) {
+      this.lane.api.log.error({ err }, "answering on node failed");
+      res.destroy();
+      return;
+    }
+    if (this.lane.logRequests) {
+      const ms = Math.round((performance.now() - this.#started) * 10) / 10;
+      this.lane.api.log.info({ request_id: this.#requestId, method: "GET", path: this.lane.path, status: this.#status, ms }, "request");
+    }
+  }
 }

@@ -4,7 +4,7 @@ import { dataCredentialsOf } from "../access/credentials.ts";
 import type { Config } from "../config.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { toContractError } from "../http/errors.ts";
-import type { Metering, MeteredRequest } from "../metering/metering.ts";
+import type { Admission, Metering, MeteredRequest } from "../metering/metering.ts";
 import type { MeteringMetrics } from "../observability/metrics.ts";
 
 /**
@@ -29,54 +29,113 @@ export interface MeteredCall {
  * its status (2xx charged, anything else a business failure). An export or snapshot is one query
  * (`cost` 1).
  *
- * A step that answers at once (a cached API key, a query made in memory, the settlement) is not
- * awaited: each `await` is a promise and a microtask, and they were a tenth of a small lookup's CPU
- * (docs/performance.md "Lookup, sixth pass"). The rate limit's count is the one step always awaited.
+ * Not async: when every step answers at once (a cached API key, a fresh account, a rate limit counted
+ * in memory, a query made in memory, the settlement) the result comes back as it is and an error is
+ * thrown; a step that has to wait makes the rest a promise. Each `await` is a promise and a
+ * microtask, and they were a tenth of a small lookup's CPU (docs/performance.md "Lookup, sixth pass"
+ * and "seventh pass"). Callers `await` the result inside their `try`, which catches both.
  */
-export async function meter<T>(
+export function meter<T>(
   call: MeteredCall,
   deps: { access: AccessResolver; metering: Metering; metrics?: MeteringMetrics },
   endpoint: string,
   run: (access: Access) => T | Promise<T>,
   options: { cost?: number } = {},
-): Promise<T> {
-  let access: Access | Promise<Access>;
-  let headers: Record<string, string>;
-  let request: MeteredRequest;
-  try {
-    access = deps.access.resolve(call.credentials);
-    if (access instanceof Promise) access = await access;
-    request = { access, ip: call.ip, endpoint, cost: options.cost };
-    ({ headers } = await deps.metering.admit(request));
-  } catch (error) {
-    // Refused before it ran: bad credentials, the rate limit, the quota (docs/operations.md "Metrics and traces").
-    deps.metrics?.meteringRefusal(endpoint, toContractError(error).code);
+): T | Promise<T> {
+  return new MeteredRun(call, deps, endpoint, run, options.cost).start();
+}
+
+/** One metered query's steps, as methods rather than closures made per request. */
+class MeteredRun<T> {
+  #request: MeteredRequest | null = null;
+  #headers: Record<string, string> = {};
+
+  constructor(
+    private readonly call: MeteredCall,
+    private readonly deps: { access: AccessResolver; metering: Metering; metrics?: MeteringMetrics },
+    private readonly endpoint: string,
+    private readonly run: (access: Access) => T | Promise<T>,
+    private readonly cost: number | undefined,
+  ) {}
+
+  start(): T | Promise<T> {
+    let access: Access | Promise<Access>;
+    try {
+      access = this.deps.access.resolve(this.call.credentials);
+    } catch (error) {
+      return this.refused(error);
+    }
+    return access instanceof Promise ? access.then((resolved) => this.admit(resolved), (error: unknown) => this.refused(error)) : this.admit(access);
+  }
+
+  /** Refused before it ran: bad credentials, the rate limit, the quota (docs/operations.md "Metrics and traces"). */
+  refused(error: unknown): never {
+    this.deps.metrics?.meteringRefusal(this.endpoint, toContractError(error).code);
     throw error;
   }
-  // On the answer whatever it turns out to be: a query that fails after admission still counted.
-  // A success carries them from here; an error answer only when the query fails, so error answers'
-  // headers are not staged on every request.
-  call.stage(headers);
-  let result: T | Promise<T>;
-  try {
-    result = run(access);
-    if (result instanceof Promise) result = await result;
-  } catch (error) {
-    call.stageForError(headers);
-    deps.metrics?.meteredQuery(endpoint, "failed");
-    await deps.metering.settle(request, toContractError(error).status);
+
+  admit(access: Access): T | Promise<T> {
+    const request: MeteredRequest = { access, ip: this.call.ip, endpoint: this.endpoint, cost: this.cost };
+    this.#request = request;
+    let admission: Admission | Promise<Admission>;
+    try {
+      admission = this.deps.metering.admit(request);
+    } catch (error) {
+      return this.refused(error);
+    }
+    return admission instanceof Promise
+      ? admission.then((admitted) => this.runAdmitted(admitted.headers), (error: unknown) => this.refused(error))
+      : this.runAdmitted(admission.headers);
+  }
+
+  runAdmitted(headers: Record<string, string>): T | Promise<T> {
+    // On the answer whatever it turns out to be: a query that fails after admission still counted.
+    // A success carries them from here; an error answer only when the query fails, so error answers'
+    // headers are not staged on every request.
+    this.#headers = headers;
+    this.call.stage(headers);
+    let result: T | Promise<T>;
+    try {
+      result = this.run(this.#request!.access);
+    } catch (error) {
+      return this.failed(error);
+    }
+    return result instanceof Promise ? result.then((value) => this.settle(value), (error: unknown) => this.failed(error)) : this.settle(result);
+  }
+
+  failed(error: unknown): never | Promise<never> {
+    this.call.stageForError(this.#headers);
+    this.deps.metrics?.meteredQuery(this.endpoint, "failed");
+    const settled = this.deps.metering.settle(this.#request!, toContractError(error).status);
+    if (settled instanceof Promise) {
+      return settled.then(() => {
+        throw error;
+      });
+    }
     throw error;
   }
-  const status = result instanceof Response ? result.status : 200;
-  deps.metrics?.meteredQuery(endpoint, status < 300 ? "charged" : "failed");
-  try {
-    const settled = deps.metering.settle(request, status);
-    if (settled instanceof Promise) await settled;
-  } catch (error) {
-    call.stageForError(headers);
-    throw error;
+
+  settle(result: T): T | Promise<T> {
+    const status = result instanceof Response ? result.status : 200;
+    this.deps.metrics?.meteredQuery(this.endpoint, status < 300 ? "charged" : "failed");
+    let settled: void | Promise<void>;
+    try {
+      settled = this.deps.metering.settle(this.#request!, status);
+    } catch (error) {
+      this.call.stageForError(this.#headers);
+      throw error;
+    }
+    if (settled instanceof Promise) {
+      return settled.then(
+        () => result,
+        (error: unknown) => {
+          this.call.stageForError(this.#headers);
+          throw error;
+        },
+      );
+    }
+    return result;
   }
-  return result;
 }
 
 /**
@@ -91,7 +150,7 @@ export function meteredQuery<T>(
   endpoint: string,
   run: (access: Access) => T | Promise<T>,
   options: { cost?: number } = {},
-): Promise<T> {
+): T | Promise<T> {
   const call: MeteredCall = {
     credentials: dataCredentialsOf(event, deps.config),
     ip: clientIp(event, deps.config),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerAtEndOfTurn, endOfTurn } from "./end-of-turn.ts";
+import { answerAtEndOfTurn, atEndOfTurn, endOfTurn } from "./end-of-turn.ts";
 
 const microtasks = async (n: number) => {
   for (let i = 0; i < n; i++) await Promise.resolve();
@@ -27,6 +27,24 @@ describe("answers at the end of the event-loop turn", () => {
     const c = endOfTurn();
     expect(c).not.toBe(a);
     await c;
+  });
+
+  it("releases tasks in the check phase, in the order given; one added while releasing waits for the next turn", async () => {
+    const released: string[] = [];
+    const task = (name: string, then?: () => void) => ({
+      release() {
+        released.push(name);
+        then?.();
+      },
+    });
+    atEndOfTurn(task("a", () => atEndOfTurn(task("c"))));
+    atEndOfTurn(task("b"));
+    await microtasks(50);
+    expect(released).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(released).toEqual(["a", "b"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(released).toEqual(["a", "b", "c"]);
   });
 
   it("passes a handler's failure through", async () => {

@@ -7,14 +7,40 @@
  * connections on loopback) that halved the kernel time per request and raised the request rate by
  * 15-60 % (docs/performance.md); an idle server pays one turn, microseconds.
  */
+/** Something released at the end of the turn: an answer written, a promise resolved. */
+export interface TurnTask {
+  /** Must not throw (it would end the process): the lookup's lane catches what writing its answer throws. */
+  release(): void;
+}
+
+let tasks: TurnTask[] = [];
+
+function releaseAll(): void {
+  const due = tasks;
+  tasks = [];
+  for (let i = 0; i < due.length; i++) due[i]!.release();
+}
+
+/**
+ * Releases `task` in the check phase of the current event-loop turn, with the others of the turn, in
+ * the order given; one timer for all. The lookup's lane writes its answers so (data-api/lane.ts): an
+ * answer made without a promise is released without one (docs/performance.md "Lookup, seventh pass").
+ */
+export function atEndOfTurn(task: TurnTask): void {
+  if (tasks.length === 0) setImmediate(releaseAll);
+  tasks.push(task);
+}
+
 let turnEnd: Promise<void> | null = null;
 
-/** Resolves in the check phase of the current event-loop turn; one timer for all who wait on it. */
+/** Resolves in the check phase of the current event-loop turn; one promise for all who wait on it. */
 export function endOfTurn(): Promise<void> {
   return (turnEnd ??= new Promise((resolve) =>
-    setImmediate(() => {
-      turnEnd = null;
-      resolve();
+    atEndOfTurn({
+      release() {
+        turnEnd = null;
+        resolve();
+      },
     }),
   ));
 }

@@ -2,9 +2,9 @@ import type { Access } from "../access/access.ts";
 import type { Clock } from "../clock.ts";
 import { AppError } from "../errors.ts";
 import { periodAt } from "./usage.ts";
-import { planOf, type MeteringSettings } from "./plans.ts";
-import { rateLimitHeaders, type RateLimiter } from "../storage/rate-limiter.ts";
-import { usedUnits, type UsageLedger } from "./usage-ledger.ts";
+import { planOf, type MeteringSettings, type Plan } from "./plans.ts";
+import { rateLimitHeaders, type RateDecision, type RateLimiter } from "../storage/rate-limiter.ts";
+import { usedUnits, type AccountUsage, type UsageLedger } from "./usage-ledger.ts";
 
 /**
  * Rate limits and the monthly quota, as the data API sees them: the /v1 routes call it around every
@@ -16,10 +16,12 @@ export interface Metering {
    * Before a data query runs: counts the attempt against the caller's rate limit (per API key,
    * session or anonymous IP) and refuses when the account's monthly quota is used up. Throws
    * AppError RATE_LIMITED or QUOTA_EXCEEDED (429 with Retry-After); a refusal is then already recorded
-   * as a business failure, so do not settle it. Returns headers to add to the response (RateLimit-*).
-   * `http/metered.ts` (meteredQuery) does admit + settle around a /v1 handler.
+   * as a business failure, so do not settle it. Returns headers to add to the response (RateLimit-*):
+   * at once when the account's usage and the rate limit's count are in memory, else through a
+   * promise; a refusal is thrown either way. `data-api/metered.ts` (meter) does admit + settle around
+   * a /v1 query.
    */
-  admit(request: MeteredRequest): Promise<{ headers: Record<string, string> }>;
+  admit(request: MeteredRequest): Admission | Promise<Admission>;
   /**
    * After the response status is known: a 2xx counts `cost` units against the quota (an export or
    * snapshot one); a 4xx/5xx counts as a business failure, shown in usage but never charged; anything
@@ -27,6 +29,11 @@ export interface Metering {
    * the counts); an implementation that has to wait returns a promise.
    */
   settle(request: MeteredRequest, status: number): void | Promise<void>;
+}
+
+/** What an admitted request carries on its answer. */
+export interface Admission {
+  headers: Record<string, string>;
 }
 
 export interface MeteredRequest {
@@ -65,35 +72,43 @@ export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledge
   const fail = (request: MeteredRequest, userId: string, now: number) =>
     deps.ledger.record({ userId, now, endpoint: request.endpoint, successes: 0, failures: 1 });
 
+  /** The rate limit's decision, then the quota: checked and reserved with no await in between, so concurrent requests cannot both take the last unit. */
+  const decide = (request: MeteredRequest, userId: string | null, now: number, account: AccountUsage | null, plan: Plan | null, limit: number, decision: RateDecision): Admission => {
+    const headers = rateLimitHeaders(POLICY, decision);
+    if (!decision.allowed) {
+      if (userId) fail(request, userId, now);
+      throw new AppError("RATE_LIMITED", `Rate limit of ${limit} requests per minute reached; retry after the Retry-After seconds`, { headers });
+    }
+    if (userId && account && plan) {
+      const cost = request.cost ?? 1;
+      if (usedUnits(account) + cost > plan.monthly_quota) {
+        fail(request, userId, now);
+        const untilReset = Math.ceil((periodAt(now).endMs - now) / 1000);
+        throw new AppError("QUOTA_EXCEEDED", `The monthly quota of ${plan.monthly_quota} queries is used up; it resets at the start of next month (Asia/Shanghai)`, {
+          headers: { ...headers, "Retry-After": String(Math.max(1, untilReset)) },
+        });
+      }
+      deps.ledger.reserve(account, cost);
+    }
+    return { headers };
+  };
+
+  const count = (request: MeteredRequest, userId: string | null, now: number, account: AccountUsage | null) => {
+    const plan = account ? planOf(deps.settings, account.plan) : null;
+    const limit = plan ? plan.rate_limit_per_minute : deps.settings.anonymousRatePerMinute;
+    const decision = deps.limiter.consume("data", rateSubject(request.access, request.ip), limit, WINDOW_SECONDS);
+    return decision instanceof Promise
+      ? decision.then((d) => decide(request, userId, now, account, plan, limit, d))
+      : decide(request, userId, now, account, plan, limit, decision);
+  };
+
   return {
-    async admit(request) {
-      const { access } = request;
-      const userId = access.kind === "anonymous" ? null : access.userId;
+    // Without a promise when the account is fresh and the rate limit counts in memory (see Metering).
+    admit(request) {
+      const userId = request.access.kind === "anonymous" ? null : request.access.userId;
       const now = deps.clock.now().getTime();
-      // A fresh account is at hand without a promise (usage-ledger.ts).
-      let account = userId ? deps.ledger.account(userId, now) : null;
-      if (account instanceof Promise) account = await account;
-      const plan = account ? planOf(deps.settings, account.plan) : null;
-      const limit = plan ? plan.rate_limit_per_minute : deps.settings.anonymousRatePerMinute;
-      const decision = await deps.limiter.consume("data", rateSubject(access, request.ip), limit, WINDOW_SECONDS);
-      const headers = rateLimitHeaders(POLICY, decision);
-      if (!decision.allowed) {
-        if (userId) fail(request, userId, now);
-        throw new AppError("RATE_LIMITED", `Rate limit of ${limit} requests per minute reached; retry after the Retry-After seconds`, { headers });
-      }
-      if (userId && account && plan) {
-        const cost = request.cost ?? 1;
-        // Checked and reserved with no await in between: concurrent requests here cannot both take the last unit.
-        if (usedUnits(account) + cost > plan.monthly_quota) {
-          fail(request, userId, now);
-          const untilReset = Math.ceil((periodAt(now).endMs - now) / 1000);
-          throw new AppError("QUOTA_EXCEEDED", `The monthly quota of ${plan.monthly_quota} queries is used up; it resets at the start of next month (Asia/Shanghai)`, {
-            headers: { ...headers, "Retry-After": String(Math.max(1, untilReset)) },
-          });
-        }
-        deps.ledger.reserve(account, cost);
-      }
-      return { headers };
+      const account = userId ? deps.ledger.account(userId, now) : null;
+      return account instanceof Promise ? account.then((fresh) => count(request, userId, now, fresh)) : count(request, userId, now, account);
     },
 
     settle(request, status) {

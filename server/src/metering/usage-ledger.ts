@@ -147,7 +147,8 @@ export class UsageLedger {
       this.#pending.set(key, { ...row, successes: entry.successes, failures: entry.failures });
     }
     const account = this.#accounts.get(entry.userId);
-    if (account && entry.successes > 0 && periodFirstDayOf(row.day) === account.period.firstDay) account.unflushed += entry.successes;
+    // The row's day is in the account's period (the same test as periodFirstDayOf(row.day) in #write, without a string per request).
+    if (account && entry.successes > 0 && entry.now >= account.period.startMs && entry.now < account.period.endMs) account.unflushed += entry.successes;
     if (this.#pending.size >= this.#maxPendingRows) void this.flush();
   }
 

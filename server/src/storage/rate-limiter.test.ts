@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { testTarget, TEST_REDIS_URL } from "../../testing/databases.ts";
-import { RateLimiter, rateLimitHeaders } from "./rate-limiter.ts";
+import { MemoryWindows, RateLimiter, rateLimitHeaders } from "./rate-limiter.ts";
 import { openSharedStore } from "./shared-store.ts";
 
 describe("RateLimiter", () => {
@@ -24,6 +24,28 @@ describe("RateLimiter", () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe("MemoryWindows", () => {
+  it("opens a window with the first attempt, counts at once, and starts anew when it ends", () => {
+    let now = 1_000_000;
+    const windows = new MemoryWindows(() => now);
+    expect(windows.count("data:key:a", 2, 60)).toEqual({ allowed: true, limit: 2, remaining: 1, resetMs: 60_000, windowSeconds: 60 });
+    now += 10_000;
+    expect(windows.count("data:key:a", 2, 60)).toEqual({ allowed: true, limit: 2, remaining: 0, resetMs: 50_000, windowSeconds: 60 });
+    expect(windows.count("data:key:a", 2, 60)).toMatchObject({ allowed: false, remaining: 0, resetMs: 50_000 });
+    // Another subject has its own window.
+    expect(windows.count("data:key:b", 2, 60)).toMatchObject({ allowed: true, remaining: 1, resetMs: 60_000 });
+    now += 50_000;
+    expect(windows.count("data:key:a", 2, 60)).toMatchObject({ allowed: true, remaining: 1, resetMs: 60_000 });
+  });
+
+  it("a lower limit applies to the count already made in the window (a plan change)", () => {
+    const now = 5_000;
+    const windows = new MemoryWindows(() => now);
+    for (let i = 0; i < 3; i++) windows.count("data:key:a", 10, 60);
+    expect(windows.count("data:key:a", 3, 60)).toMatchObject({ allowed: false, remaining: 0 });
   });
 });
 
