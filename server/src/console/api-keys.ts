@@ -130,7 +130,7 @@ export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCach
     verify(key) {
       const hash = sha256(key);
       const known = cache.get(hash);
-      if (known?.kind === "apiKey" && known.lastUsedAt !== null && clock.now().getTime() - known.lastUsedAt < LAST_USED_RESOLUTION_MS) {
+      if (known?.kind === "apiKey" && known.lastUsedAt !== null && clock.nowMs() - known.lastUsedAt < LAST_USED_RESOLUTION_MS) {
         return { userId: known.userId, keyId: known.id };
       }
       return verifyRead(key, hash, known);

@@ -106,7 +106,7 @@ export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledge
     // Without a promise when the account is fresh and the rate limit counts in memory (see Metering).
     admit(request) {
       const userId = request.access.kind === "anonymous" ? null : request.access.userId;
-      const now = deps.clock.now().getTime();
+      const now = deps.clock.nowMs();
       const account = userId ? deps.ledger.account(userId, now) : null;
       return account instanceof Promise ? account.then((fresh) => count(request, userId, now, fresh)) : count(request, userId, now, account);
     },
@@ -121,7 +121,7 @@ export function createMetering(deps: { clock: Clock; limiter: RateLimiter; ledge
       if (!ok && !failed) return;
       deps.ledger.record({
         userId: request.access.userId,
-        now: deps.clock.now().getTime(),
+        now: deps.clock.nowMs(),
         endpoint: request.endpoint,
         successes: ok ? cost : 0,
         failures: failed ? 1 : 0,

@@ -3,7 +3,7 @@ import type { NumberRange } from "../../contract/catalog.ts";
 import { startTestServer, type TestServer } from "../../../testing/index.ts";
 import { numberRanges } from "../model/entities.ts";
 import type { Projection } from "../../data-api/route.ts";
-import { NumberAnswers } from "./lookup-answers.ts";
+import { jsonOf, NumberAnswers } from "./lookup-answers.ts";
 import { buildLookupIndex, type LookupIndex } from "./lookup-index.ts";
 import { findNumber, lookupNumber } from "./lookup.ts";
 import { rangePartOf } from "./answer-parts.ts";
@@ -109,5 +109,16 @@ describe("prebuilt number answers (lookup-answers.ts)", () => {
         expect(answers.json(findNumber(index, number, country), projection), `${projection} ${number}`).toBe(expected);
       }
     }
+  });
+});
+
+describe("jsonOf", () => {
+  it("is JSON.stringify for every value, plain or not", () => {
+    const pieces = ["", "a", "+86", "江苏", "😀", "\ud800", "\udc00", '"', "\\", "\n", "\u0000", "\u001f", " ", "\u2028", "Zürich", "fixed_line"];
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const values: unknown[] = [null, true, false, 0, 1.5, -3, [], ["a"], { a: 1 }, ...pieces];
+    for (let i = 0; i < 2000; i++) values.push(Array.from({ length: next() % 5 }, () => pieces[next() % pieces.length]).join(""));
+    for (const value of values) expect(jsonOf(value), JSON.stringify(value)).toBe(JSON.stringify(value));
   });
 });

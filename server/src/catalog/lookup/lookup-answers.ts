@@ -42,6 +42,23 @@ interface KeyedRangePart {
 
 const RANGE_KEYS = new Set<string>(RANGE_PART_KEYS);
 
+/** A string JSON.stringify would only quote: no quote, backslash, control character or lone surrogate half to escape. */
+const QUOTE_ONLY = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * `JSON.stringify(value)` of a number's own field, without the call where the text is plain: the
+ * small answer's fields are a boolean, nulls and short strings, and the call cost more than their
+ * text (docs/performance.md "Lookup, seventh pass"). lookup-fields.test.ts compares the answers with
+ * the whole answer's.
+ */
+export function jsonOf(value: unknown): string {
+  if (value === null) return "null";
+  if (value === true) return "true";
+  if (value === false) return "false";
+  if (typeof value === "string" && QUOTE_ONLY.test(value)) return `"${value}"`;
+  return JSON.stringify(value);
+}
+
 /** The range fields of an answer schema, with their schemas. */
 function rangeSchemaOf(schema: z.ZodObject): z.ZodObject {
   return schema.pick(Object.fromEntries(Object.keys(schema.shape).filter((key) => RANGE_KEYS.has(key)).map((key) => [key, true])) as never);
@@ -130,7 +147,7 @@ export class NumberAnswers {
         text += field.head + JSON.stringify(project(range.values[field.key], field.sub));
       } else {
         const value = (found.own as Record<string, unknown>)[field.key];
-        text += field.head + JSON.stringify(field.sub === null ? value : project(value, field.sub));
+        text += field.head + (field.sub === null ? jsonOf(value) : JSON.stringify(project(value, field.sub)));
       }
     }
     out.text(text + "}");
