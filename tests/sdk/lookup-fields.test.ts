@@ -38,6 +38,16 @@ describe("the answer's type follows the fields asked", () => {
       network: { mcc: string } | null;
       networks: { mnc: string }[];
     }>();
+    // Paths as deep as the answer goes, each level narrowed.
+    type Deep = Awaited<ReturnType<typeof deep>>["data"];
+    const deep = (client: Full) => client.lookup("+8613912345678", { fields: ["operator.id", "operator.lineage.successors.operator_id", "range.source"] });
+    expectTypeOf<Deep>().toEqualTypeOf<{
+      operator: { id: string; lineage: { successors: { operator_id: string }[] | null } | null } | null;
+      range: { source: string } | null;
+    }>();
+    expectTypeOf<Selected<NumberLookup, "operator.lineage" | "operator.lineage.successors.operator_id">>().toEqualTypeOf<{ operator: { lineage: Operator["lineage"] } | null }>();
+    // @ts-expect-error no such field two dots down
+    void ((client: Full) => client.lookup("+8613912345678", { fields: ["operator.lineage.heirs"] }));
     // A whole field wins over its sub-fields.
     expectTypeOf<Selected<NumberLookup, "operator" | "operator.id">>().toEqualTypeOf<{ operator: Operator | null }>();
     expectTypeOf<Selected<NumberLookup, "number">>().not.toHaveProperty("formats");
@@ -78,6 +88,12 @@ describe("fields against a live server", () => {
     expect(data).toEqual({ ...pick(whole, ["number", "valid", "number_type", "range_holder"]), operator: whole.operator && { id: whole.operator.id } });
     expect(Object.keys(data)).toEqual(Object.keys(whole).filter((key) => ["number", "valid", "number_type", "range_holder", "operator"].includes(key)));
     expect(meta.dataset_version).toBe((await ir21.meta()).data.dataset_version);
+    // Two dots down, typed and answered alike.
+    const deep = (await ir21.lookup("+8613912345678", { fields: ["range.source", "operator.lineage.reason"] })).data;
+    expect(deep).toEqual({
+      operator: whole.operator && { lineage: whole.operator.lineage && { reason: whole.operator.lineage.reason } },
+      range: whole.range && { source: whole.range.source },
+    });
 
     const imsi = (await ir21.lookupImsi("460001234567890", { fields: ["mcc", "mnc"] })).data;
     const wholeImsi = (await ir21.lookupImsi("460001234567890")).data;

@@ -39,15 +39,17 @@ export interface Projections {
   public: { operator: PublicOperator; operatorDetail: PublicOperatorDetail; network: PublicNetwork; numberLookup: PublicNumberLookup; imsiLookup: PublicImsiLookup };
 }
 
+/** What a dotted name reaches into: the element of an array, or the value itself. */
+type Inner<V> = V extends readonly (infer E)[] ? E : V;
+
 /**
- * A name `fields` may give for an answer `T` (docs/api.md "Lookup fields"): one of its fields, or
- * `field.sub` for a field of the object (or of each object of the array) it holds. The server takes
- * deeper paths too (`range.source`); the types stop at one dot.
+ * A name `fields` may give for an answer `T` (docs/api.md "Lookup fields"): one of its fields, or a
+ * dotted path into the object (or each object of an array) a field holds, as deep as the answer goes
+ * (`operator.id`, `operator.lineage.successors.operator_id`), as the server takes them.
  */
 export type FieldName<T> = {
-  [K in keyof T & string]: K | SubFieldName<K, NonNullable<T[K]>>;
+  [K in keyof T & string]: K | (Inner<NonNullable<T[K]>> extends object ? `${K}.${FieldName<Inner<NonNullable<T[K]>>>}` : never);
 }[keyof T & string];
-type SubFieldName<K extends string, V> = V extends readonly (infer E)[] ? (E extends object ? `${K}.${keyof E & string}` : never) : V extends object ? `${K}.${keyof V & string}` : never;
 
 /** The names of a number's answer `fields` may give, in a projection (the public one has fewer). */
 export type NumberLookupField<A extends Access = "full"> = FieldName<Projections[A]["numberLookup"]>;
@@ -57,15 +59,15 @@ export type ImsiLookupField<A extends Access = "full"> = FieldName<Projections[A
 /**
  * An answer `T` narrowed to the names `F` (what the server answers with `fields`): the fields named,
  * and of a field named only by its sub-fields (`operator.id`) an object (each object of an array, or
- * null) with only those.
+ * null) narrowed to those in turn, at every depth; a whole field wins over its sub-fields.
  * @example
- * type Small = Selected<NumberLookup, "number" | "number_type" | "operator.id">;
- * // { number: string; number_type: string | null; operator: { id: string } | null }
+ * type Small = Selected<NumberLookup, "number" | "number_type" | "operator.id" | "operator.lineage.successors.operator_id">;
+ * // { number: string; number_type: string | null; operator: { id: string; lineage: { successors: { operator_id: string }[] | null } | null } | null }
  */
 export type Selected<T, F extends string> = {
   [K in keyof T & string as K extends F ? K : F extends `${K}.${string}` ? K : never]: K extends F ? T[K] : Narrowed<T[K], F extends `${K}.${infer S}` ? S : never>;
 };
-type Narrowed<V, S extends string> = V extends null ? null : V extends readonly (infer E)[] ? Array<Pick<E, S & keyof E>> : Pick<V, S & keyof V>;
+type Narrowed<V, S extends string> = V extends null ? null : V extends readonly (infer E)[] ? Array<Selected<E, S>> : Selected<V, S>;
 
 /** The access a client made with options `O` has: full with a key or a session, else public. */
 export type AccessOf<O> = O extends { apiKey: string } ? "full" : O extends { cookies: object } ? "full" : "public";
