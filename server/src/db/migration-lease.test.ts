@@ -1,3 +1,4 @@
+import { Kysely, type KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testTarget, type TestDatabase } from "../../testing/databases.ts";
 import { openDatabase, type DatabaseHandle } from "./db.ts";
@@ -42,5 +43,38 @@ describe.runIf(testTarget() === "mysql")("migrations run once however many migra
     await db.updateTable("kysely_migration_lock").set({ is_locked: 0 }).execute();
     await waiting;
     expect(done).toBe(true);
+  });
+});
+
+/** Fails the first `failures` statements it sees as Galera fails a certification conflict. */
+function conflicting(failures: number): KyselyPlugin {
+  let left = failures;
+  return {
+    transformQuery(args) {
+      if (left > 0) {
+        left--;
+        throw Object.assign(new Error("Deadlock found when trying to get lock; try restarting transaction"), { errno: 1213, code: "ER_LOCK_DEADLOCK" });
+      }
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+}
+
+describe("a migrate run that loses the race for Kysely's own tables", () => {
+  it("starts again after a conflict before any migration, and gives up after a few", async () => {
+    const fresh = await createTestDatabase();
+    const handle = openDatabase(fresh.url);
+    try {
+      // The first statement (creating kysely_migration) fails as the loser of a Galera race does.
+      const racing = (handle.db as Kysely<any>).withPlugin(conflicting(1));
+      const result = await migrateToLatest(racing);
+      expect((result.results ?? []).filter((m) => m.status === "Success").map((m) => m.migrationName).sort()).toEqual(Object.keys(migrations).sort());
+      // Conflicts that never stop: it gives up with the database's error, naming the setup.
+      await expect(migrateToLatest((handle.db as Kysely<any>).withPlugin(conflicting(1000)))).rejects.toThrow(/^Migration setup failed: Deadlock found/);
+    } finally {
+      await handle.close();
+      await fresh.drop();
+    }
   });
 });
