@@ -98,6 +98,12 @@ interface Measured {
    * processes left the server, so it says where the time goes.
    */
   server_cpu_us_per_request: { user: number; system: number } | null;
+  /**
+   * CPU time this process (the load generator, autocannon) spent per answer: a larger answer with
+   * more header lines costs the client more too, on the same cores (docs/performance.md "Lookup,
+   * seventh pass").
+   */
+  load_generator_cpu_us_per_request: number;
 }
 
 /** User and system CPU time of a process so far, in µs (Linux /proc; null elsewhere). */
@@ -113,6 +119,7 @@ function cpuTimeOf(pid: number | undefined): { user: number; system: number } | 
 
 async function measure(url: string, headers: Record<string, string>, paths: string[], seconds = SECONDS, server?: ChildProcess): Promise<Measured> {
   const before = cpuTimeOf(server?.pid);
+  const generator = process.cpuUsage();
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -121,6 +128,7 @@ async function measure(url: string, headers: Record<string, string>, paths: stri
     requests: paths.map((path) => ({ method: "GET", path })),
   });
   const after = cpuTimeOf(server?.pid);
+  const generated = process.cpuUsage(generator);
   const perRequest = (us: number) => Math.round((us / Math.max(1, result.requests.total)) * 10) / 10;
   return {
     requests_per_second: Math.round(result.requests.average),
@@ -129,6 +137,7 @@ async function measure(url: string, headers: Record<string, string>, paths: stri
     non_2xx: result.non2xx,
     errors: result.errors,
     server_cpu_us_per_request: before && after ? { user: perRequest(after.user - before.user), system: perRequest(after.system - before.system) } : null,
+    load_generator_cpu_us_per_request: perRequest(generated.user + generated.system),
   };
 }
 
@@ -156,6 +165,7 @@ function medianOf(runs: Measured[]): Measured {
     server_cpu_us_per_request: cpu.every((c) => c !== null)
       ? { user: Math.round(median(cpu.map((c) => c!.user)) * 10) / 10, system: Math.round(median(cpu.map((c) => c!.system)) * 10) / 10 }
       : null,
+    load_generator_cpu_us_per_request: Math.round(median(runs.map((r) => r.load_generator_cpu_us_per_request)) * 10) / 10,
   };
 }
 
