@@ -67,9 +67,21 @@ export function serveOnNode<E>(route: DataRoute<any, E>, api: DataApi<E>): NodeL
     const apiKey = apiKeyOf(headers);
     // A session is the app's: the cookie is read with h3's parser.
     if (apiKey === null && headers.cookie !== undefined) return false;
-    new LaneAnswer(lane, req, res, apiKey).answer(query);
+    try {
+      new LaneAnswer(lane, req, res, apiKey).answer(query);
+    } catch (err) {
+      // Only making the answer's head can get here (every step's error is an error answer): the
+      // connection ends, never the process.
+      failedToAnswer(lane, res, err);
+    }
     return true;
   };
+}
+
+/** An answer that could not be made or written: logged, and its connection ended (not the process). */
+function failedToAnswer(lane: Lane<unknown>, res: ServerResponse, err: unknown): void {
+  lane.api.log.error({ err }, "answering on node failed");
+  res.destroy();
 }
 
 /** What every answer of one lane shares. */
@@ -100,7 +112,7 @@ class LaneAnswer<E> implements MeteredCall {
 
   constructor(
     private readonly lane: Lane<E>,
-    private readonly req: IncomingMessage,
+    req: IncomingMessage,
     private readonly res: ServerResponse,
     apiKey: string | null,
   ) {
@@ -140,10 +152,12 @@ class LaneAnswer<E> implements MeteredCall {
       return;
     }
     if (body instanceof Promise) {
-      body.then(
-        (made) => this.succeed(made),
-        (error: unknown) => this.fail(error),
-      );
+      body
+        .then(
+          (made) => this.succeed(made),
+          (error: unknown) => this.fail(error),
+        )
+        .catch((err: unknown) => failedToAnswer(this.lane, this.res, err));
     } else this.succeed(body);
   }
 
@@ -177,8 +191,7 @@ class LaneAnswer<E> implements MeteredCall {
       res.writeHead(this.#status, this.#head);
       res.end(this.#body);
     } catch (err) {
-      this.lane.api.log.error({ err }, "answering on node failed");
-      res.destroy();
+      failedToAnswer(this.lane, res, err);
       return;
     }
     if (this.lane.logRequests) {
