@@ -154,5 +154,7 @@ function envelopeBytes(data: (out: Utf8Builder) => void | Promise<void>, request
 }
 
 function closeEnvelope(out: Utf8Builder, requestId: string, meta: DatasetMeta): Buffer<ArrayBuffer> {
-  return out.text(`,"meta":{"request_id":${JSON.stringify(requestId)}`).bytes(metaTailOf(meta)).toBuffer();
+  // Quoted as it is: a request id is ours ([0-9a-z_]) or an inbound one of [A-Za-z0-9._-] or hex
+  // (http/request-id.ts), nothing JSON would escape.
+  return out.text(`,"meta":{"request_id":"${requestId}"`).bytes(metaTailOf(meta)).toBuffer();
 }

@@ -139,6 +139,9 @@ describe("GET /v1/lookup on node's lane and through the app answer alike", () =>
         "number=%2B8613912345678&number=%2B8613312345678",
         "number=%2B8613912345678&country=XX",
         "number=%2B8613912345678&unknown=1",
+        // Small answers (one write with their head, lane.ts), one with Chinese in it.
+        "number=%2B8613912345678&fields=number,country_iso2,valid,number_type,range_holder",
+        "number=%2B8613912345678&fields=number,location",
         "",
       ]) {
         const path = `/v1/lookup${query ? `?${query}` : ""}`;

@@ -8,7 +8,7 @@ import { INTERNATIONAL } from "../model/records.ts";
 import { networkById, noRangePart, rangePartOf, type FoundNumber, type NumberPart } from "./answer-parts.ts";
 import type { LookupIndex } from "./lookup-index.ts";
 import { ALL_OWN_NEEDS, type OwnNeeds } from "./answer-fields.ts";
-import { CARRIER_KINDS, kindOfType } from "../model/number-kind.ts";
+import { CARRIER_KINDS, kindOfType, typeName } from "../model/number-kind.ts";
 
 /** Digits with the usual separators, optionally after a +: what counts as an attempt at a phone number. */
 const NUMBER_LIKE = /^\+?[\d\s().\-/]*\d[\d\s().\-/]*$/;
@@ -65,7 +65,7 @@ export function findNumber(index: LookupIndex, number: string, country?: string,
     country_iso2: countryIso2,
     valid,
     validation_reason: valid || !needs.validation_reason ? null : reasonOf(validatePhoneNumberLength(parsed.number)),
-    number_type: type ? type.toLowerCase() : null,
+    number_type: type ? typeName(type) : null,
     formats: needs.formats ? formatsOf(parsed) : null,
     location: needs.location ? index.geo.locationOf(parsed.countryCallingCode as string, parsed.nationalNumber as string, type, valid) : null,
     time_zones: needs.time_zones ? index.geo.timeZonesOf(parsed.number.slice(1), parsed.countryCallingCode as string, type, valid) : [],

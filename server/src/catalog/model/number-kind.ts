@@ -11,7 +11,17 @@ export type RangeKind = NumberRange["kind"];
 export function kindOfType(type: PhoneNumberType | undefined): RangeKind {
   if (!type) return "other";
   if (type === "FIXED_LINE") return "fixed";
-  return type.toLowerCase() as RangeKind;
+  return typeName(type) as RangeKind;
+}
+
+/** libphonenumber's type names lower-cased, each once: every lookup answers one (`number_type`). */
+const typeNames = new Map<PhoneNumberType, string>();
+
+/** A number type as answers name it: libphonenumber's, lower-cased (`MOBILE` → `mobile`). */
+export function typeName(type: PhoneNumberType): string {
+  let name = typeNames.get(type);
+  if (name === undefined) typeNames.set(type, (name = type.toLowerCase()));
+  return name;
 }
 
 /**

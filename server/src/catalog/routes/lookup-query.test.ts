@@ -1,6 +1,6 @@
 import { getQuery, type H3Event } from "h3";
 import { describe, expect, it } from "vitest";
-import { LookupQuery, plainLookupQuery } from "./lookup.ts";
+import { decodeEscapes, LookupQuery, plainLookupQuery } from "./lookup.ts";
 
 /**
  * The lookup's hand reading of plain queries (`plainLookupQuery`, the route's `plainQuery` on node's
@@ -100,5 +100,32 @@ describe("plain lookup queries read by hand", () => {
     for (const raw of queries) if (agree(raw) === "plain") taken++;
     // The hand reading must take some of them, or this test compares nothing.
     expect(taken).toBeGreaterThan(100);
+  });
+});
+
+describe("query values percent-decoded by hand", () => {
+  it("decodes as decodeURIComponent does, and throws where it throws", () => {
+    // A fixed-seed generator, so that a failure replays.
+    let seed = 34;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pieces = ["%2B", "%2b", "%20", "%25", "%7F", "%80", "%C3%A9", "%E4%B8%AD", "%E4%B8", "%", "%2", "%G1", "%2G", "%%", "86", "+", "a", "é", "中", "-", "."];
+    const outcome = (decode: (value: string) => string, value: string) => {
+      try {
+        return { value: decode(value) };
+      } catch (error) {
+        return { throws: (error as Error).name };
+      }
+    };
+    let compared = 0;
+    for (let i = 0; i < 5000; i++) {
+      const value = Array.from({ length: 1 + Math.floor(random() * 6) }, () => pieces[Math.floor(random() * pieces.length)]).join("");
+      expect(outcome(decodeEscapes, value), value).toStrictEqual(outcome(decodeURIComponent, value));
+      compared++;
+    }
+    for (let code = 0; code < 256; code++) {
+      const value = `%${code.toString(16).padStart(2, "0")}x`;
+      expect(outcome(decodeEscapes, value), value).toStrictEqual(outcome(decodeURIComponent, value));
+    }
+    expect(compared).toBe(5000);
   });
 });
