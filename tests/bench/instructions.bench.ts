@@ -1,0 +1,176 @@
+/**
+ * Instructions per answer, counted by valgrind's callgrind (`pnpm bench instructions`): issue 34's small
+ * answer (`GET /v1/lookup` with an API key and `fields=number,country_iso2,valid,number_type,range_holder`)
+ * against the careful-user peer (careful-user-server.ts) on the same numbers; with BENCH_AB_BEFORE=<another
+ * checkout, built> that checkout's server is counted too. One count per server process: a second
+ * dump of the same process read back wrong totals (callgrind with separate threads), so another
+ * variant needs its own process.
+ *
+ * Why: on a shared 2-core machine a server's CPU per answer moves by ±30 % from one round to the next
+ * (docs/performance.md "Lookup: what the peer comparison measures"), so a 2–5 % lever cannot be told
+ * from the noise by timing. The instructions one process's main thread executes per answer repeat
+ * within about ±1.5 % in one series of runs; between series an hour apart the same build moved by up
+ * to 5 % (the JIT's and the GC's choices), so compare builds in the same run, as this does. Each server runs under callgrind with
+ * instrumentation off until it has answered BENCH_INSTRUCTIONS_WARM (8,000) requests (the JIT settled),
+ * then counts BENCH_INSTRUCTIONS_N (3,000) answers at 20 connections. Reported: the main thread's
+ * instructions per answer (the JavaScript, node's HTTP, V8's runtime and the scavenges' main-thread
+ * share) and the other threads' (GC helpers, the optimising compiler: they vary more) apart.
+ *
+ * What it does not count: the kernel (the socket writes, a third to four fifths of either server's
+ * CPU), cache misses and other cycles beyond instructions. It orders levers in user space; the
+ * timed benchmarks (`lookup`, `compare-builds`) say what a caller sees. Needs valgrind
+ * (`apt-get install valgrind`); skipped without it.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
+import { freePort } from "./serve-process.ts";
+
+const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 8000);
+const COUNTED = Number(process.env.BENCH_INSTRUCTIONS_N ?? 3000);
+const CONNECTIONS = 20;
+const SMALL_FIELDS = "number,country_iso2,valid,number_type,range_holder";
+const limits = { PLAN_FREE_MONTHLY_QUOTA: "1000000000", PLAN_FREE_RATE_LIMIT_PER_MINUTE: "1000000000", ANONYMOUS_RATE_LIMIT_PER_MINUTE: "1000000000" };
+const thisServer = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
+const peerServer = fileURLToPath(new URL("./careful-user-server.ts", import.meta.url));
+
+interface Counted {
+  main_thread_per_answer: number;
+  other_threads_per_answer: number;
+}
+
+/** A server under callgrind, instrumentation off until `count` turns it on. */
+class UnderCallgrind {
+  readonly url: string;
+  readonly #child: ChildProcess;
+  readonly #dir: string;
+  /** vgdb finds the process by a file named after USER and HOST: the same values on both sides. */
+  readonly #vgdbEnv: NodeJS.ProcessEnv;
+  /** Dumps already read: each `count` reads only its own. */
+  readonly #read = new Set<string>();
+
+  constructor(port: number, command: string[], env: Record<string, string>, cwd?: string) {
+    this.url = `http://127.0.0.1:${port}`;
+    this.#dir = mkdtempSync(join(tmpdir(), "ir21-callgrind-"));
+    this.#vgdbEnv = { ...process.env, USER: "bench", LOGNAME: "bench", HOST: "127.0.0.1" };
+    this.#child = spawn(
+      "valgrind",
+      ["--tool=callgrind", "--smc-check=all-non-file", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${this.#dir}/out`, process.execPath, ...command],
+      { cwd, env: { ...this.#vgdbEnv, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "ignore"] },
+    );
+  }
+
+  async ready(path: string): Promise<void> {
+    for (let i = 0; i < 1500; i++) {
+      if (this.#child.exitCode !== null) throw new Error(`${this.url}: exited with ${this.#child.exitCode} under valgrind`);
+      if (await fetch(this.url + path, { signal: AbortSignal.timeout(10_000) }).then((r) => r.ok, () => false)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`${this.url}: not up after 5 minutes under valgrind`);
+  }
+
+  async count(requests: autocannon.Request[], headers: Record<string, string>): Promise<Counted> {
+    const load = async (amount: number) => {
+      const result = await autocannon({ url: this.url, connections: CONNECTIONS, amount, headers, requests });
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${this.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      return result.requests.total;
+    };
+    await load(WARM);
+    this.#control("-i", "on");
+    const answered = await load(COUNTED);
+    this.#control("-d");
+    this.#control("-i", "off");
+    let main = 0;
+    let others = 0;
+    for (const file of readdirSync(this.#dir)) {
+      // A dump is out.<n>-<thread> (thread 01 the main thread); out-<thread> is written at exit.
+      const thread = /^out\.\d+-(\d+)$/.exec(file)?.[1];
+      if (!thread || this.#read.has(file)) continue;
+      this.#read.add(file);
+      const total = Number(/^summary: (\d+)$/m.exec(readFileSync(join(this.#dir, file), "utf8"))?.[1] ?? 0);
+      if (thread === "01") main += total;
+      else others += total;
+    }
+    return { main_thread_per_answer: Math.round(main / answered), other_threads_per_answer: Math.round(others / answered) };
+  }
+
+  #control(...args: string[]): void {
+    const done = spawnSync("callgrind_control", [...args, String(this.#child.pid)], { env: this.#vgdbEnv, encoding: "utf8" });
+    if (done.status !== 0) throw new Error(`callgrind_control ${args.join(" ")}: ${done.stderr || done.stdout}`);
+  }
+
+  /**
+   * Ends the server as an operator would (SIGTERM: it flushes its usage counts and closes the database,
+   * which the next build serves), then kills it if it has not exited within a minute.
+   */
+  async stop(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      const exited = new Promise((resolve) => this.#child.once("exit", resolve));
+      this.#child.kill("SIGTERM");
+      const timer = setTimeout(() => this.#child.kill("SIGKILL"), 60_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+function serveUnderCallgrind(setup: TestServer, port: number, bin: string): UnderCallgrind {
+  const config = setup.deps.config;
+  return new UnderCallgrind(port, [bin, "serve"], {
+    ...limits,
+    NODE_ENV: "test",
+    HOST: "127.0.0.1",
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: config.redisUrl ?? "",
+    DATA_DIR: config.dataDir,
+    SESSION_SECRET: config.secrets.session!,
+    OTP_PEPPER: config.secrets.otpPepper!,
+    LOG_LEVEL: "warn",
+  });
+}
+
+export async function run() {
+  if (spawnSync("valgrind", ["--version"]).status !== 0) return { skipped: "valgrind is not installed (apt-get install valgrind)" };
+  const setup = await startTestServer({ dataset: "reference", env: limits });
+  const servers: UnderCallgrind[] = [];
+  try {
+    const key = await createApiKey(setup, await signIn(setup));
+    // The lookup benchmark's 200 numbers (China and the UK).
+    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
+    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
+    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const gets = (path: (n: string) => string) => numbers.map((n) => ({ method: "GET" as const, path: path(encodeURIComponent(n)) }));
+    const small = gets((n) => `/v1/lookup?number=${n}&fields=${SMALL_FIELDS}`);
+
+    const builds: Record<string, string> = { this_build: thisServer };
+    if (process.env.BENCH_AB_BEFORE) builds.before = join(process.env.BENCH_AB_BEFORE, "server/bin/ir21-server.js");
+    const report: Record<string, unknown> = { warm_up_requests: WARM, counted_answers: COUNTED, connections: CONNECTIONS };
+    // One server at a time: valgrind runs a process some 20-50 times slower, and two would share the cores.
+    for (const [name, bin] of Object.entries(builds)) {
+      const server = serveUnderCallgrind(setup, await freePort(), bin);
+      servers.push(server);
+      await server.ready("/readyz");
+      report[`${name}_small_answer`] = await server.count(small, key.headers);
+      await server.stop();
+    }
+    const peer = new UnderCallgrind(await freePort(), ["--import", "tsx", peerServer], {}, fileURLToPath(new URL("..", import.meta.url)));
+    servers.push(peer);
+    const peerRequests = gets((n) => `/lookup?number=${n}`);
+    await peer.ready(peerRequests[0]!.path);
+    report.careful_user_peer = await peer.count(peerRequests, {});
+    await peer.stop();
+
+    const mainOf = (name: string) => (report[name] as Counted).main_thread_per_answer;
+    report.small_answer_to_peer_main_thread = Math.round((mainOf("this_build_small_answer") / mainOf("careful_user_peer")) * 100) / 100;
+    if (builds.before) report.small_answer_this_build_to_before_main_thread = Math.round((mainOf("this_build_small_answer") / mainOf("before_small_answer")) * 1000) / 1000;
+    return report;
+  } finally {
+    for (const server of servers) await server.stop();
+    await setup.close();
+  }
+}
