@@ -23,8 +23,8 @@ function lowerCaseName(name: string): string {
 
 /**
  * An ASCII answer up to this many bytes leaves as one string with its head: node then writes head and
- * body in one call, without a buffer per answer, a writev or its bookkeeping (5 % of a small `fields=`
- * answer's instructions, docs/performance.md "Lookup, eighth pass"). Any other answer stays bytes:
+ * body in one call, without a buffer per answer, a writev or its bookkeeping (1–5 % of a small `fields=`
+ * answer's instructions in two series, docs/performance.md "Lookup, eighth pass"). Any other answer stays bytes:
  * decoding UTF-8 into a two-byte string and encoding it again cost more than the write saves (+3 % for
  * the anonymous answer with its Chinese location, measured), and so does copying a large one.
  */
