@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
-import { cpuOf, freePort, median, spawnServe } from "./serve-process.ts";
+import { benchNumbers, cpuOf, freePort, median, spawnServe } from "./serve-process.ts";
 
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 8);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 3);
@@ -73,9 +73,7 @@ export async function run() {
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const numbers = await benchNumbers(setup, key.headers);
     const gets = (headers: Record<string, string>, extra = "") => numbers.map((n) => ({ method: "GET" as const, path: `/v1/lookup?number=${encodeURIComponent(n)}${extra}`, headers }));
     const batch = (i: number) => JSON.stringify({ numbers: numbers.slice(i * 100, (i + 1) * 100) });
     const variants: Variant[] = [

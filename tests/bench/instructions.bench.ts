@@ -28,7 +28,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
-import { freePort } from "./serve-process.ts";
+import { benchNumbers, freePort, serveEnv } from "./serve-process.ts";
 
 const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 8000);
 const COUNTED = Number(process.env.BENCH_INSTRUCTIONS_N ?? 3000);
@@ -50,8 +50,6 @@ class UnderCallgrind {
   readonly #dir: string;
   /** vgdb finds the process by a file named after USER and HOST: the same values on both sides. */
   readonly #vgdbEnv: NodeJS.ProcessEnv;
-  /** Dumps already read: each `count` reads only its own. */
-  readonly #read = new Set<string>();
 
   constructor(port: number, command: string[], env: Record<string, string>, cwd?: string) {
     this.url = `http://127.0.0.1:${port}`;
@@ -89,8 +87,7 @@ class UnderCallgrind {
     for (const file of readdirSync(this.#dir)) {
       // A dump is out.<n>-<thread> (thread 01 the main thread); out-<thread> is written at exit.
       const thread = /^out\.\d+-(\d+)$/.exec(file)?.[1];
-      if (!thread || this.#read.has(file)) continue;
-      this.#read.add(file);
+      if (!thread) continue;
       const total = Number(/^summary: (\d+)$/m.exec(readFileSync(join(this.#dir, file), "utf8"))?.[1] ?? 0);
       if (thread === "01") main += total;
       else others += total;
@@ -120,18 +117,7 @@ class UnderCallgrind {
 }
 
 function serveUnderCallgrind(setup: TestServer, port: number, bin: string): UnderCallgrind {
-  const config = setup.deps.config;
-  return new UnderCallgrind(port, [bin, "serve"], {
-    ...limits,
-    NODE_ENV: "test",
-    HOST: "127.0.0.1",
-    DATABASE_URL: config.databaseUrl,
-    REDIS_URL: config.redisUrl ?? "",
-    DATA_DIR: config.dataDir,
-    SESSION_SECRET: config.secrets.session!,
-    OTP_PEPPER: config.secrets.otpPepper!,
-    LOG_LEVEL: "warn",
-  });
+  return new UnderCallgrind(port, [bin, "serve"], serveEnv(setup, limits));
 }
 
 export async function run() {
@@ -140,10 +126,7 @@ export async function run() {
   const servers: UnderCallgrind[] = [];
   try {
     const key = await createApiKey(setup, await signIn(setup));
-    // The lookup benchmark's 200 numbers (China and the UK).
-    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const numbers = await benchNumbers(setup, key.headers);
     const gets = (path: (n: string) => string) => numbers.map((n) => ({ method: "GET" as const, path: path(encodeURIComponent(n)) }));
     const small = gets((n) => `/v1/lookup?number=${n}&fields=${SMALL_FIELDS}`);
 

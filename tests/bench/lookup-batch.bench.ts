@@ -30,7 +30,7 @@ import { createApiKey, signIn, startTestServer } from "@ir21/server/testing";
 import { LookupIndexes, type LookupIndex } from "../../server/src/catalog/lookup/lookup-index.ts";
 import { findNumber } from "../../server/src/catalog/lookup/lookup.ts";
 import { Utf8Builder } from "../../server/src/utf8-builder.ts";
-import { cpuOf, median, spawnServe } from "./serve-process.ts";
+import { benchNumbers, cpuOf, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -119,10 +119,7 @@ export async function run() {
       if (i > 300) throw new Error("the server did not come up");
       await new Promise((r) => setTimeout(r, 100));
     }
-    // The numbers: 200 real prefixes of the reference data (China and the UK), padded to full numbers.
-    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const numbers = await benchNumbers(setup, key.headers);
     const bodies = Array.from({ length: Math.ceil(numbers.length / BATCH) }, (_, i) => JSON.stringify({ numbers: numbers.slice(i * BATCH, (i + 1) * BATCH) }));
     // The answer is checked once against the loop's own parse, so both sides do the same numbers.
     const check = await setup.json("/v1/lookup/batch", { method: "POST", headers: key.headers, body: JSON.parse(bodies[0]!) });

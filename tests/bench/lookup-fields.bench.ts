@@ -13,7 +13,7 @@ import { LookupIndexes } from "../../server/src/catalog/lookup/lookup-index.ts";
 import { findNumber } from "../../server/src/catalog/lookup/lookup.ts";
 import { NumberLookup } from "../../server/src/contract/catalog.ts";
 import { Utf8Builder } from "../../server/src/utf8-builder.ts";
-import { median } from "./serve-process.ts";
+import { benchNumbers, median } from "./serve-process.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = 4000;
@@ -32,9 +32,7 @@ export async function run() {
   const setup = await startTestServer({ dataset: "reference" });
   try {
     const key = await createApiKey(setup, await signIn(setup));
-    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const numbers = await benchNumbers(setup, key.headers);
     const index = await new LookupIndexes(setup.deps.db).at((await setup.deps.datasetMeta.pinned()).seq);
     const n = numbers.length;
 

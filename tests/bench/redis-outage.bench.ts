@@ -26,7 +26,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startPrivateRedis, startTestServer, testTarget } from "@ir21/server/testing";
-import { cpuOf, median, spawnServe } from "./serve-process.ts";
+import { benchNumbers, cpuOf, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -134,9 +134,7 @@ export async function run() {
       if (child.exitCode !== null || i > 600) throw new Error(`the server did not come up (${url})`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
-    const numbers = [...ranges, ...more].slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+    const numbers = await benchNumbers(setup, key.headers);
     const requestsOf = (headers: Record<string, string>): autocannon.Request[] =>
       numbers.map((n, i) => ({ method: "GET", path: i % 10 === 9 ? "/v1/countries" : `/v1/lookup?number=${encodeURIComponent(n)}`, headers }));
     const variants = { anonymous: requestsOf({}), api_key: requestsOf(key.headers) };

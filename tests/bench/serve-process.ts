@@ -34,23 +34,10 @@ export async function spawnServe(
   bin = serverBin,
   options: { output?: "ignore" | "pipe" } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const config = setup.deps.config;
   const port = await freePort();
   const profileDir = process.env.BENCH_CPU_PROFILE ?? process.env.BENCH_CPU_PROF;
   const child = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), bin, "serve"], {
-    env: {
-      ...process.env,
-      ...env,
-      NODE_ENV: "test",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: config.databaseUrl,
-      REDIS_URL: env.REDIS_URL ?? config.redisUrl ?? "",
-      DATA_DIR: config.dataDir,
-      SESSION_SECRET: config.secrets.session!,
-      OTP_PEPPER: config.secrets.otpPepper!,
-      LOG_LEVEL: "warn",
-    },
+    env: { ...process.env, ...serveEnv(setup, env), PORT: String(port) },
     stdio: options.output === "pipe" ? ["ignore", "pipe", "pipe"] : ["ignore", "ignore", "inherit"],
   });
   return { child, url: `http://127.0.0.1:${port}` };
@@ -72,3 +59,32 @@ export const median = (values: number[]) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+/**
+ * The lookup benchmarks' 200 numbers: real prefixes of the reference data (China's first 200, then the
+ * UK's), each padded to a full number (13 digits for China, 12 for the UK).
+ */
+export async function benchNumbers(setup: TestServer, headers: Record<string, string>): Promise<string[]> {
+  const prefixes = async (query: string) => (await setup.json(`/v1/number-ranges?${query}`, { headers })).body.data.items as { prefix: string }[];
+  const ranges = [...(await prefixes("country=CN&limit=200")), ...(await prefixes("prefix=44&limit=140"))];
+  return ranges.slice(0, 200).map((r) => `+${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+}
+
+/**
+ * What `ir21-server serve` needs to serve the test server's database, Redis and secrets, logging at
+ * `warn`; `env` adds to it (REDIS_URL in `env` wins).
+ */
+export function serveEnv(setup: TestServer, env: Record<string, string> = {}): Record<string, string> {
+  const config = setup.deps.config;
+  return {
+    ...env,
+    NODE_ENV: "test",
+    HOST: "127.0.0.1",
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: env.REDIS_URL ?? config.redisUrl ?? "",
+    DATA_DIR: config.dataDir,
+    SESSION_SECRET: config.secrets.session!,
+    OTP_PEPPER: config.secrets.otpPepper!,
+    LOG_LEVEL: "warn",
+  };
+}
