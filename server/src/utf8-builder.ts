@@ -7,6 +7,11 @@
  * measures its UTF-8 length and encodes it again when writing. Fragments kept as bytes are copied
  * instead, and only the request's own strings are encoded, once, straight into the buffer
  * (docs/performance.md "Answers as bytes").
+ *
+ * A small answer is the other way round (`toAnswer`): a `fields=` lookup of a few hundred bytes is
+ * mostly the request's own strings, and node writes a string body together with its head in one
+ * chunk, so as text it skips the encoding into a buffer, the copy out of it and node's chunk of its own
+ * (docs/performance.md "Lookup, ninth pass").
  * @example
  * const out = new Utf8Builder();
  * out.text('{"items":[').bytes(fragment).text("]}");
@@ -14,6 +19,24 @@
  */
 /** Where answers are assembled, reused (toBuffer is synchronous); grows to the largest bound seen. */
 let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * An answer whose bound (see `#bound`) is at most this many bytes is made as text by `toAnswer`: the
+ * `fields=` answers callers ask for most. A larger one stays bytes: its fragments are copied rather
+ * than decoded and encoded again, and the flattened text of a long answer costs more than its copy.
+ */
+export const TEXT_ANSWER_BOUND = 1024;
+
+/**
+ * The text of a byte piece, decoded once: pieces are fragments made once per dataset version (each is
+ * the UTF-8 of a string, so decoding gives that string back) and live as long as their version.
+ */
+const texts = new WeakMap<Buffer, string>();
+function textOf(piece: Buffer): string {
+  let text = texts.get(piece);
+  if (text === undefined) texts.set(piece, (text = piece.toString("utf8")));
+  return text;
+}
 
 export class Utf8Builder {
   readonly #pieces: (string | Buffer)[] = [];
@@ -51,6 +74,17 @@ export class Utf8Builder {
     const out = Buffer.allocUnsafe(at);
     out.set(scratch.subarray(0, at));
     return out;
+  }
+
+  /**
+   * The answer's body: text when it is small ({@link TEXT_ANSWER_BOUND}), bytes otherwise. Either
+   * puts the same bytes on the wire (node encodes a string body as UTF-8).
+   */
+  toAnswer(): string | Buffer<ArrayBuffer> {
+    if (this.#bound > TEXT_ANSWER_BOUND) return this.toBuffer();
+    let text = "";
+    for (const piece of this.#pieces) text += typeof piece === "string" ? piece : textOf(piece);
+    return text;
   }
 
   toString(): string {

@@ -1,8 +1,9 @@
 /**
  * Instructions per answer, counted by valgrind's callgrind (`pnpm bench instructions`): issue 34's small
  * answer (`GET /v1/lookup` with an API key and `fields=number,country_iso2,valid,number_type,range_holder`)
- * against the careful-user peer (careful-user-server.ts) on the same numbers; with BENCH_AB_BEFORE=<another
- * checkout, built> that checkout's server is counted too. One count per server process: a second
+ * against the careful-user peer (careful-user-server.ts) on the same numbers, and other answers on
+ * request (BENCH_INSTRUCTIONS_VARIANTS); with BENCH_AB_BEFORE=<another checkout, built> that checkout's
+ * server is counted too. One count per server process: a second
  * dump of the same process read back wrong totals (callgrind with separate threads), so another
  * variant needs its own process.
  *
@@ -22,9 +23,9 @@
  * (`apt-get install valgrind`); skipped without it.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createApiKey, signIn, startTestServer, type TestServer } from "@ir21/server/testing";
@@ -34,6 +35,12 @@ const WARM = Number(process.env.BENCH_INSTRUCTIONS_WARM ?? 8000);
 const COUNTED = Number(process.env.BENCH_INSTRUCTIONS_N ?? 3000);
 const CONNECTIONS = 20;
 const SMALL_FIELDS = "number,country_iso2,valid,number_type,range_holder";
+/**
+ * Which answers to count (BENCH_INSTRUCTIONS_VARIANTS, comma-separated; `small` by default): `small`
+ * (issue 34's), `location` (a small answer with the number's Chinese location: text that is not
+ * ASCII), `anonymous` (the whole public answer, 814 bytes). Each is counted in a server of its own.
+ */
+const VARIANTS = (process.env.BENCH_INSTRUCTIONS_VARIANTS ?? "small").split(",");
 const limits = { PLAN_FREE_MONTHLY_QUOTA: "1000000000", PLAN_FREE_RATE_LIMIT_PER_MINUTE: "1000000000", ANONYMOUS_RATE_LIMIT_PER_MINUTE: "1000000000" };
 const thisServer = fileURLToPath(new URL("../../server/bin/ir21-server.js", import.meta.url));
 const peerServer = fileURLToPath(new URL("./careful-user-server.ts", import.meta.url));
@@ -73,7 +80,8 @@ class UnderCallgrind {
 
   async count(requests: autocannon.Request[], headers: Record<string, string>): Promise<Counted> {
     const load = async (amount: number) => {
-      const result = await autocannon({ url: this.url, connections: CONNECTIONS, amount, headers, requests });
+      // A long timeout: under valgrind the first answers wait for the JIT, and the machine may be busy.
+      const result = await autocannon({ url: this.url, connections: CONNECTIONS, amount, headers, requests, timeout: 120 });
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${this.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
       return result.requests.total;
     };
@@ -112,12 +120,21 @@ class UnderCallgrind {
       await exited;
       clearTimeout(timer);
     }
+    // BENCH_INSTRUCTIONS_KEEP=<dir>: the dumps are kept there, for `callgrind_annotate` (function by function).
+    const keep = process.env.BENCH_INSTRUCTIONS_KEEP;
+    if (keep && existsSync(this.#dir)) cpSync(this.#dir, join(keep, basename(this.#dir)), { recursive: true });
     rmSync(this.#dir, { recursive: true, force: true });
   }
 }
 
+/**
+ * The API process of a scale-out (`--no-webhook-worker`): the delivery worker polls on real time, and
+ * valgrind's ~50 × slowdown gave its polling some fifty times its share of each answer (7k of 190k
+ * instructions, measured; its `sqlite3_step` alone 5.8k), where at full speed it is a few
+ * microseconds a second.
+ */
 function serveUnderCallgrind(setup: TestServer, port: number, bin: string): UnderCallgrind {
-  return new UnderCallgrind(port, [bin, "serve"], serveEnv(setup, limits));
+  return new UnderCallgrind(port, [bin, "serve", "--no-webhook-worker"], serveEnv(setup, limits));
 }
 
 export async function run() {
@@ -128,29 +145,43 @@ export async function run() {
     const key = await createApiKey(setup, await signIn(setup));
     const numbers = await benchNumbers(setup, key.headers);
     const gets = (path: (n: string) => string) => numbers.map((n) => ({ method: "GET" as const, path: path(encodeURIComponent(n)) }));
-    const small = gets((n) => `/v1/lookup?number=${n}&fields=${SMALL_FIELDS}`);
+    const variants: Record<string, { requests: autocannon.Request[]; headers: Record<string, string> }> = {
+      small: { requests: gets((n) => `/v1/lookup?number=${n}&fields=${SMALL_FIELDS}`), headers: key.headers },
+      location: { requests: gets((n) => `/v1/lookup?number=${n}&fields=number,location`), headers: key.headers },
+      anonymous: { requests: gets((n) => `/v1/lookup?number=${n}`), headers: {} },
+    };
+    const counted = VARIANTS.map((name) => {
+      if (!variants[name]) throw new Error(`BENCH_INSTRUCTIONS_VARIANTS: no variant ${name} (${Object.keys(variants).join(", ")})`);
+      return name;
+    });
 
     const builds: Record<string, string> = { this_build: thisServer };
     if (process.env.BENCH_AB_BEFORE) builds.before = join(process.env.BENCH_AB_BEFORE, "server/bin/ir21-server.js");
     const report: Record<string, unknown> = { warm_up_requests: WARM, counted_answers: COUNTED, connections: CONNECTIONS };
     // One server at a time: valgrind runs a process some 20-50 times slower, and two would share the cores.
-    for (const [name, bin] of Object.entries(builds)) {
-      const server = serveUnderCallgrind(setup, await freePort(), bin);
-      servers.push(server);
-      await server.ready("/readyz");
-      report[`${name}_small_answer`] = await server.count(small, key.headers);
-      await server.stop();
+    for (const variant of counted) {
+      for (const [name, bin] of Object.entries(builds)) {
+        const server = serveUnderCallgrind(setup, await freePort(), bin);
+        servers.push(server);
+        await server.ready("/readyz");
+        report[`${name}_${variant}_answer`] = await server.count(variants[variant]!.requests, variants[variant]!.headers);
+        await server.stop();
+      }
+      if (builds.before) {
+        const ratio = (report[`this_build_${variant}_answer`] as Counted).main_thread_per_answer / (report[`before_${variant}_answer`] as Counted).main_thread_per_answer;
+        report[`${variant}_answer_this_build_to_before_main_thread`] = Math.round(ratio * 1000) / 1000;
+      }
     }
-    const peer = new UnderCallgrind(await freePort(), ["--import", "tsx", peerServer], {}, fileURLToPath(new URL("..", import.meta.url)));
-    servers.push(peer);
-    const peerRequests = gets((n) => `/lookup?number=${n}`);
-    await peer.ready(peerRequests[0]!.path);
-    report.careful_user_peer = await peer.count(peerRequests, {});
-    await peer.stop();
-
-    const mainOf = (name: string) => (report[name] as Counted).main_thread_per_answer;
-    report.small_answer_to_peer_main_thread = Math.round((mainOf("this_build_small_answer") / mainOf("careful_user_peer")) * 100) / 100;
-    if (builds.before) report.small_answer_this_build_to_before_main_thread = Math.round((mainOf("this_build_small_answer") / mainOf("before_small_answer")) * 1000) / 1000;
+    if (counted.includes("small")) {
+      const peer = new UnderCallgrind(await freePort(), ["--import", "tsx", peerServer], {}, fileURLToPath(new URL("..", import.meta.url)));
+      servers.push(peer);
+      const peerRequests = gets((n) => `/lookup?number=${n}`);
+      await peer.ready(peerRequests[0]!.path);
+      report.careful_user_peer = await peer.count(peerRequests, {});
+      await peer.stop();
+      const mainOf = (name: string) => (report[name] as Counted).main_thread_per_answer;
+      report.small_answer_to_peer_main_thread = Math.round((mainOf("this_build_small_answer") / mainOf("careful_user_peer")) * 100) / 100;
+    }
     return report;
   } finally {
     for (const server of servers) await server.stop();

@@ -91,9 +91,12 @@ export function projectionOf(output: JsonOutput, access: Access): Projection {
   return access.kind === "anonymous" && output.public ? "public" : "full";
 }
 
+/** A serialised answer's body: text when it is small, bytes otherwise (utf8-builder.ts `toAnswer`). */
+export type AnswerBody = string | Buffer<ArrayBuffer>;
+
 /**
  * Steps 3-5 and 7 of a route that has `serialised`, for a caller metering admitted: the answer's
- * bytes, the envelope around the `data` the route serialises. The h3 handler (mount.ts) and node's
+ * body, the envelope around the `data` the route serialises. The h3 handler (mount.ts) and node's
  * lane (lane.ts) both answer with it.
  *
  * Not async, nor are the steps under it when their data is in memory (the pinned version, the
@@ -109,7 +112,7 @@ export function serialisedAnswer<E>(
   input: unknown,
   invalid: unknown,
   requestId: string,
-): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
+): AnswerBody | Promise<AnswerBody> {
   refuseCaller(route, access, invalid);
   const version = pinnedVersion(api.versions);
   return version instanceof Promise
@@ -124,7 +127,7 @@ function answerAt<E>(
   input: unknown,
   requestId: string,
   version: PinnedVersion,
-): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
+): AnswerBody | Promise<AnswerBody> {
   const output = route.output as JsonOutput;
   const projection = projectionOf(output, access);
   const schema = projection === "public" ? output.public! : output.full;
@@ -147,14 +150,14 @@ function metaTailOf(meta: DatasetMeta): Buffer {
  * The success envelope around the `data` a route serialises: what h3 would make of
  * `{code: 0, data, meta: {request_id, ...meta}}`, the meta's own members serialised once per version.
  */
-function envelopeBytes(data: (out: Utf8Builder) => void | Promise<void>, requestId: string, meta: DatasetMeta): Buffer<ArrayBuffer> | Promise<Buffer<ArrayBuffer>> {
+function envelopeBytes(data: (out: Utf8Builder) => void | Promise<void>, requestId: string, meta: DatasetMeta): AnswerBody | Promise<AnswerBody> {
   const out = new Utf8Builder().text('{"code":0,"data":');
   const written = data(out);
   return written instanceof Promise ? written.then(() => closeEnvelope(out, requestId, meta)) : closeEnvelope(out, requestId, meta);
 }
 
-function closeEnvelope(out: Utf8Builder, requestId: string, meta: DatasetMeta): Buffer<ArrayBuffer> {
+function closeEnvelope(out: Utf8Builder, requestId: string, meta: DatasetMeta): AnswerBody {
   // Quoted as it is: a request id is ours ([0-9a-z_]) or an inbound one of [A-Za-z0-9._-] or hex
   // (http/request-id.ts), nothing JSON would escape.
-  return out.text(`,"meta":{"request_id":"${requestId}"`).bytes(metaTailOf(meta)).toBuffer();
+  return out.text(`,"meta":{"request_id":"${requestId}"`).bytes(metaTailOf(meta)).toAnswer();
 }

@@ -1,4 +1,3 @@
-import { isAscii } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getQuery, type H3Event } from "h3";
 import { apiKeyOf } from "../access/credentials.ts";
@@ -10,7 +9,7 @@ import { inboundRequestId } from "../http/request-id.ts";
 import { newId } from "../ids.ts";
 import { requestFacts } from "../observability/requests.ts";
 import { VERSION_LABEL } from "../version.ts";
-import { costOf, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type DataApi } from "./answer.ts";
+import { costOf, JSON_CONTENT_TYPE, queryInputOf, serialisedAnswer, type AnswerBody, type DataApi } from "./answer.ts";
 import { endpointName, type DataRoute } from "./route.ts";
 
 /** Header names as the app writes them (lower case), each lowered once rather than per answer. */
@@ -20,15 +19,6 @@ function lowerCaseName(name: string): string {
   if (lower === undefined) lowerCaseNames.set(name, (lower = name.toLowerCase()));
   return lower;
 }
-
-/**
- * An ASCII answer up to this many bytes leaves as one string with its head: node then writes head and
- * body in one call, without a buffer per answer, a writev or its bookkeeping (1–5 % of a small `fields=`
- * answer's instructions in two series, docs/performance.md "Lookup, eighth pass"). Any other answer stays bytes:
- * decoding UTF-8 into a two-byte string and encoding it again cost more than the write saves (+3 % for
- * the anonymous answer with its Chinese location, measured), and so does copying a large one.
- */
-const ONE_WRITE_BYTES = 1024;
 
 /** Serves a request and says true, or leaves it untouched and says false (the app then serves it). */
 export type NodeLane = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -118,7 +108,7 @@ class LaneAnswer<E> implements MeteredCall {
   #rateLimit: Record<string, string> | null = null;
   #status = 200;
   #head: string[] = [];
-  #body: Buffer | string = "";
+  #body: AnswerBody = "";
 
   constructor(
     private readonly lane: Lane<E>,
@@ -150,7 +140,7 @@ class LaneAnswer<E> implements MeteredCall {
   answer(query: string): void {
     const { route, api, endpoint } = this.lane;
     const requestId = this.#requestId;
-    let body: Buffer | Promise<Buffer>;
+    let body: AnswerBody | Promise<AnswerBody>;
     try {
       // Step 1 before metering, as the app does it: a bad input is still an attempt. A plain query is
       // read by hand (the route's `plainQuery`), anything else by the schema over h3's own parser.
@@ -171,7 +161,7 @@ class LaneAnswer<E> implements MeteredCall {
     } else this.succeed(body);
   }
 
-  succeed(body: Buffer): void {
+  succeed(body: AnswerBody): void {
     this.send(200, ["x-request-id", this.#requestId, "x-ir21-version", VERSION_LABEL, "cache-control", "no-store", "content-type", JSON_CONTENT_TYPE], body);
   }
 
@@ -182,13 +172,17 @@ class LaneAnswer<E> implements MeteredCall {
     this.send(refusal.status, Object.entries(refusal.headers).flat(), refusal.body);
   }
 
-  send(status: number, head: string[], body: Buffer | string): void {
+  /**
+   * A string body (a small answer, an error) leaves in one chunk with its head: node joins the two
+   * strings. Bytes go as a chunk of their own (docs/performance.md "Lookup, eighth pass").
+   */
+  send(status: number, head: string[], body: AnswerBody): void {
     const rateLimit = this.#rateLimit;
     if (rateLimit !== null) for (const name in rateLimit) head.push(lowerCaseName(name), rateLimit[name]!);
     head.push("content-length", String(Buffer.byteLength(body)));
     this.#status = status;
     this.#head = head;
-    this.#body = typeof body !== "string" && body.length <= ONE_WRITE_BYTES && isAscii(body) ? body.toString("latin1") : body;
+    this.#body = body;
     // Released with the app's answers of this turn (http/end-of-turn.ts).
     atEndOfTurn(this);
   }
