@@ -1,6 +1,6 @@
 /**
- * Text assembled from pieces into one UTF-8 buffer, some pieces already encoded (answer fragments
- * made once per dataset version), the rest strings made per request.
+ * Text assembled from pieces into one UTF-8 buffer (or, for a small answer, one string), some pieces
+ * already encoded (answer fragments made once per dataset version), the rest strings made per request.
  *
  * Why not a joined string: a string answer is a rope of many pieces; the response flattens it (into a
  * two-byte string as soon as one piece holds a character above U+00FF, such as a Chinese location),
@@ -28,8 +28,9 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
 export const TEXT_ANSWER_BOUND = 1024;
 
 /**
- * The text of a byte piece, decoded once: pieces are fragments made once per dataset version (each is
- * the UTF-8 of a string, so decoding gives that string back) and live as long as their version.
+ * The text of a byte piece, decoded once: pieces are fragments made once per dataset version and live
+ * as long as their version. Each is the UTF-8 of a string, so its text encodes to the same bytes again
+ * (a lone surrogate was already U+FFFD in them).
  */
 const texts = new WeakMap<Buffer, string>();
 function textOf(piece: Buffer): string {
