@@ -20,7 +20,7 @@ describe("secret box", () => {
     // Flip one bit of the tag's bytes, not a base64url character: a character's change can land in
     // the padding bits the decoder drops, or put back the same letter (1 in 64 runs before).
     const raw = Buffer.from(sealed.slice("v1.".length), "base64url");
-    raw[raw.length - 1] ^= 1;
+    raw.writeUInt8(raw.readUInt8(raw.length - 1) ^ 1, raw.length - 1);
     const tampered = `v1.${raw.toString("base64url")}`;
     expect(tampered).not.toBe(sealed);
     expect(() => box.open(tampered, "whk_a")).toThrow();
