@@ -7,6 +7,11 @@ export type Access =
 export interface Credentials {
   sessionToken: string | null;
   apiKey: string | null;
+  /**
+   * The connection that carried them (node's socket), when the layer has it: an API key's hash is
+   * remembered for the connection's next request (access/credential-cache.ts `credentialHashOn`).
+   */
+  connection?: object;
 }
 
 /**

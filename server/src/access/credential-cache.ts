@@ -42,6 +42,39 @@ export interface CredentialRevocations {
  */
 export const credentialHash = (secret: string) => hash("sha256", secret, "hex");
 
+/**
+ * The last secret presented on each open connection, with its hash: a client sends the same API key
+ * with every request of a keep-alive connection, and hashing it again was about 1.5 % of a small
+ * lookup's instructions (docs/performance.md "Lookup, tenth pass"). The secret is held as long as the
+ * connection that carries it (the entry goes with the socket), never for the cache's lifetime: the
+ * credential cache stays keyed by the hash, and its checks (TTL, revocation, the bus) run on every
+ * request as before. Compared in constant time: behind a proxy one connection carries many clients'
+ * keys, and a comparison that stops at the first difference would tell one client about another's key.
+ */
+const lastOnConnection = new WeakMap<object, { secret: string; hash: string }>();
+
+/**
+ * {@link credentialHash} of a secret presented on `connection` (node's socket), remembered for that
+ * connection's next request.
+ * @example
+ * const hash = credentialHashOn(req.socket, apiKey);
+ */
+export function credentialHashOn(connection: object, secret: string): string {
+  const last = lastOnConnection.get(connection);
+  if (last !== undefined && sameText(last.secret, secret)) return last.hash;
+  const hashed = credentialHash(secret);
+  lastOnConnection.set(connection, { secret, hash: hashed });
+  return hashed;
+}
+
+/** Whether two strings are equal, in time that depends on their length only. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
 export interface CredentialCacheOptions {
   /** How long an entry may serve without the database; 0 turns caching off. */
   ttlMs: number;

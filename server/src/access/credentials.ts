@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { getCookie, type H3Event } from "h3";
 import type { Config } from "../config.ts";
 import { sessionCookieName } from "../http/cookies.ts";
@@ -14,7 +14,11 @@ import type { Credentials } from "./access.ts";
  */
 export function credentialsOf(event: H3Event, config: Pick<Config, "secureCookies">): Credentials {
   const context = event.context as { credentials?: Credentials };
-  return (context.credentials ??= { apiKey: event.req.headers.get("x-api-key"), sessionToken: getCookie(event, sessionCookieName(config)) ?? null });
+  return (context.credentials ??= {
+    apiKey: event.req.headers.get("x-api-key"),
+    sessionToken: getCookie(event, sessionCookieName(config)) ?? null,
+    connection: connectionOf(event),
+  });
 }
 
 /**
@@ -23,10 +27,13 @@ export function credentialsOf(event: H3Event, config: Pick<Config, "secureCookie
  */
 export function dataCredentialsOf(event: H3Event, config: Pick<Config, "secureCookies">): Credentials {
   const cached = (event.context as { credentials?: Credentials }).credentials;
-  if (cached) return cached.apiKey === null ? cached : { apiKey: cached.apiKey, sessionToken: null };
+  if (cached) return cached.apiKey === null ? cached : { apiKey: cached.apiKey, sessionToken: null, connection: cached.connection };
   const apiKey = event.req.headers.get("x-api-key");
-  return apiKey === null ? credentialsOf(event, config) : { apiKey, sessionToken: null };
+  return apiKey === null ? credentialsOf(event, config) : { apiKey, sessionToken: null, connection: connectionOf(event) };
 }
+
+/** node's socket under an h3 event (absent on other runtimes and in `app.fetch` calls). */
+const connectionOf = (event: H3Event): object | undefined => (event.runtime?.node?.req as IncomingMessage | undefined)?.socket;
 
 /**
  * The API key of a request as node gives it (the lookup's own lane, data-api/lane.ts), which takes no

@@ -5,7 +5,7 @@ import type { ActiveSession } from "../auth/sessions.ts";
 /** Resolves an API key to its owner; implemented by the console's key store. */
 export interface ApiKeyVerifier {
   /** The key's owner, at once when the key is cached and nothing is due, else a promise; null for an unknown or revoked key. */
-  verify(apiKey: string): VerifiedKey | null | Promise<VerifiedKey | null>;
+  verify(apiKey: string, connection?: object): VerifiedKey | null | Promise<VerifiedKey | null>;
 }
 
 export interface VerifiedKey {
@@ -21,9 +21,9 @@ export interface VerifiedKey {
 export function createAccessResolver(deps: { apiKeys: ApiKeyVerifier; sessions: (token: string) => Promise<ActiveSession | null> }): AccessResolver {
   // Not async: a cached API key resolves without a promise (ApiKeyVerifier.verify).
   return {
-    resolve({ sessionToken, apiKey }): Access | Promise<Access> {
+    resolve({ sessionToken, apiKey, connection }): Access | Promise<Access> {
       if (apiKey !== null) {
-        const key = deps.apiKeys.verify(apiKey);
+        const key = deps.apiKeys.verify(apiKey, connection);
         return key instanceof Promise ? key.then(apiKeyAccess) : apiKeyAccess(key);
       }
       if (sessionToken !== null) return sessionAccess(deps.sessions, sessionToken);

@@ -9,7 +9,7 @@ import { lockAccount, writeTransaction } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { ApiKeyVerifier, VerifiedKey } from "../access/resolver.ts";
-import { credentialHash, type CachedApiKey, type CachedCredential, type CredentialCache, type CredentialRevocations } from "../access/credential-cache.ts";
+import { credentialHash, credentialHashOn, type CachedApiKey, type CachedCredential, type CredentialCache, type CredentialRevocations } from "../access/credential-cache.ts";
 import type { ApiKeyTable } from "./tables.ts";
 
 /*
@@ -127,8 +127,9 @@ export async function revokeApiKey(db: Db, clock: Clock, revocations: Pick<Crede
  */
 export function createApiKeyVerifier(db: Db, clock: Clock, cache: CredentialCache): ApiKeyVerifier {
   return {
-    verify(key) {
-      const hash = sha256(key);
+    verify(key, connection) {
+      // The same key on a keep-alive connection is hashed once (credential-cache.ts).
+      const hash = connection ? credentialHashOn(connection, key) : sha256(key);
       const known = cache.get(hash);
       if (known?.kind === "apiKey" && known.lastUsedAt !== null && clock.nowMs() - known.lastUsedAt < LAST_USED_RESOLUTION_MS) {
         return { userId: known.userId, keyId: known.id };

@@ -119,7 +119,7 @@ class LaneAnswer<E> implements MeteredCall {
     this.#started = lane.logRequests ? performance.now() : 0;
     this.#requestId = inboundRequestId((name) => req.headers[name] as string | undefined) ?? newId("req");
     // A request with a session cookie and no API key is not taken (serveOnNode).
-    this.credentials = { apiKey, sessionToken: null };
+    this.credentials = { apiKey, sessionToken: null, connection: req.socket };
     this.ip = clientIpOf(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, lane.api.config);
     // Observed (metrics, traces): the route and the request id, for the wrapper (observability/requests.ts).
     const facts = requestFacts(req);
