@@ -58,7 +58,7 @@ import { lookupNumber } from "../../server/src/catalog/lookup/lookup.ts";
 import { LookupIndexes } from "../../server/src/catalog/lookup/lookup-index.ts";
 import { LookupQuery, lookupRoute } from "../../server/src/catalog/routes/lookup.ts";
 import type { JsonOutput } from "../../server/src/data-api/route.ts";
-import { freePort, median, spawnServe } from "./serve-process.ts";
+import { benchNumbers, freePort, median, spawnServe } from "./serve-process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -253,9 +253,7 @@ export async function run() {
   const { child: ir21, url: lookupUrl } = await spawnServe(setup, limits);
 
   // The numbers: 200 real prefixes of the reference data, padded to full numbers.
-  const ranges = (await setup.json("/v1/number-ranges?country=CN&limit=200", { headers: key.headers })).body.data.items as { prefix: string }[];
-  const more = (await setup.json("/v1/number-ranges?prefix=44&limit=140", { headers: key.headers })).body.data.items as { prefix: string }[];
-  const paths = [...ranges, ...more].slice(0, 200).map((r) => `/v1/lookup?number=%2B${(r.prefix + "12345678901234").slice(0, r.prefix.startsWith("86") ? 13 : 12)}`);
+  const paths = (await benchNumbers(setup, key.headers)).map((number) => `/v1/lookup?number=${encodeURIComponent(number)}`);
   const sample = await setup.json(paths[0]!, { headers: key.headers });
   const body = JSON.stringify(sample.body);
 

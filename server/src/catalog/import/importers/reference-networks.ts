@@ -137,7 +137,7 @@ function networksOfRows(rows: MccMncRow[], { countryOf, territoriesOf }: Referen
       // A duplicate row of one operator (operator-lineage.ts OPERATOR_MERGES) is folded into the
       // survivor: its networks, ranges and statuses; the survivor keeps its own name and brand.
       operatorId = survivingOperatorId(derivedId);
-      const draft = operators.get(operatorId) ?? { id: operatorId, country, names: new Map(), brands: new Map(), statuses: new Set(), nameLocal: null };
+      const draft = operators.get(operatorId) ?? { id: operatorId, country, names: new Map(), brands: new Map(), statuses: new Set() };
       const brand = row.brand?.trim();
       if (derivedId === operatorId) {
         draft.names.set(operatorName, (draft.names.get(operatorName) ?? 0) + 1);

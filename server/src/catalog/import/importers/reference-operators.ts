@@ -18,7 +18,6 @@ export interface OperatorDraft {
   names: Map<string, number>;
   brands: Map<string, number>;
   statuses: Set<string>;
-  nameLocal: string | null;
 }
 
 /** The value counted most often; ties go to the smallest. */
