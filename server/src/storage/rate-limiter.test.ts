@@ -27,6 +27,16 @@ describe("RateLimiter", () => {
   });
 });
 
+describe("rateLimitHeaders", () => {
+  it("gives each decision its own policy's fields, whatever was asked before", () => {
+    const decision = (limit: number, windowSeconds: number) => ({ allowed: true, limit, remaining: 1, resetMs: 1_000, windowSeconds });
+    const asked: [string, number, number][] = [["minute", 2, 60], ["minute", 2, 60], ["minute", 5, 60], ["minute", 2, 60], ["minute", 2, 3600], ["hour", 2, 3600], ["minute", 2, 60]];
+    for (const [policy, limit, windowSeconds] of asked) {
+      expect(rateLimitHeaders(policy, decision(limit, windowSeconds))["RateLimit-Policy"]).toBe(`"${policy}";q=${limit};w=${windowSeconds}`);
+    }
+  });
+});
+
 describe("MemoryWindows", () => {
   it("opens a window with the first attempt, counts at once, and starts anew when it ends", () => {
     let now = 1_000_000;

@@ -42,8 +42,19 @@ interface KeyedRangePart {
 
 const RANGE_KEYS = new Set<string>(RANGE_PART_KEYS);
 
-/** A string JSON.stringify would only quote: no quote, backslash, control character or lone surrogate half to escape. */
-const QUOTE_ONLY = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+/**
+ * Whether JSON.stringify would only quote `text`: no quote, backslash, control character or surrogate
+ * half (a lone one is escaped; a pair is left to JSON.stringify too). A loop, not a regular expression:
+ * the small answer's strings are a dozen characters, and the expression's call cost more than reading
+ * them (docs/performance.md "Lookup, tenth pass").
+ */
+function quoteOnly(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
 
 /**
  * `JSON.stringify(value)` of a number's own field, without the call where the text is plain: the
@@ -55,7 +66,7 @@ export function jsonOf(value: unknown): string {
   if (value === null) return "null";
   if (value === true) return "true";
   if (value === false) return "false";
-  if (typeof value === "string" && QUOTE_ONLY.test(value)) return `"${value}"`;
+  if (typeof value === "string" && quoteOnly(value)) return `"${value}"`;
   return JSON.stringify(value);
 }
 
