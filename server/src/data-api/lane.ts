@@ -101,7 +101,6 @@ interface Lane<E> {
  */
 class LaneAnswer<E> implements MeteredCall {
   readonly credentials: MeteredCall["credentials"];
-  readonly ip: string | null;
   readonly #requestId: string;
   readonly #started: number;
   /** The RateLimit fields metering staged, for the answer whatever it is. */
@@ -112,7 +111,7 @@ class LaneAnswer<E> implements MeteredCall {
 
   constructor(
     private readonly lane: Lane<E>,
-    req: IncomingMessage,
+    private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     apiKey: string | null,
   ) {
@@ -120,13 +119,17 @@ class LaneAnswer<E> implements MeteredCall {
     this.#requestId = inboundRequestId((name) => req.headers[name] as string | undefined) ?? newId("req");
     // A request with a session cookie and no API key is not taken (serveOnNode).
     this.credentials = { apiKey, sessionToken: null, connection: req.socket };
-    this.ip = clientIpOf(req.headers["x-forwarded-for"] as string | undefined, req.socket.remoteAddress, lane.api.config);
     // Observed (metrics, traces): the route and the request id, for the wrapper (observability/requests.ts).
     const facts = requestFacts(req);
     if (facts) {
       facts.route = lane.path;
       facts.requestId = this.#requestId;
     }
+  }
+
+  /** Read by metering for an anonymous caller only (MeteredCall.ip). */
+  get ip(): string | null {
+    return clientIpOf(this.req.headers["x-forwarded-for"] as string | undefined, this.req.socket.remoteAddress, this.lane.api.config);
   }
 
   stage(headers: Record<string, string>): void {

@@ -14,8 +14,11 @@ import type { MeteringMetrics } from "../observability/metrics.ts";
 export interface MeteredCall {
   /** What the request presents (access/credentials.ts): an API key wins over the session cookie. */
   credentials: Credentials;
-  /** The client's address (client-ip.ts). */
-  ip: string | null;
+  /**
+   * The client's address (client-ip.ts), read only for an anonymous caller (a key or a session is
+   * rate-limited by itself): a getter where finding it costs something.
+   */
+  readonly ip: string | null;
   /** Puts the RateLimit fields on the answer a successful query gets. */
   stage(headers: Record<string, string>): void;
   /** Puts them on the error answer, when the query or its settlement fails after admission. */
@@ -75,7 +78,7 @@ class MeteredRun<T> {
   }
 
   admit(access: Access): T | Promise<T> {
-    const request: MeteredRequest = { access, ip: this.call.ip, endpoint: this.endpoint, cost: this.cost };
+    const request: MeteredRequest = { access, ip: access.kind === "anonymous" ? this.call.ip : null, endpoint: this.endpoint, cost: this.cost };
     this.#request = request;
     let admission: Admission | Promise<Admission>;
     try {
@@ -153,7 +156,9 @@ export function meteredQuery<T>(
 ): T | Promise<T> {
   const call: MeteredCall = {
     credentials: dataCredentialsOf(event, deps.config),
-    ip: clientIp(event, deps.config),
+    get ip() {
+      return clientIp(event, deps.config);
+    },
     stage: (headers) => {
       for (const name in headers) event.res.headers.set(name, headers[name]!);
     },

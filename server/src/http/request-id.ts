@@ -22,7 +22,10 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 export function inboundRequestId(header: (name: "x-request-id" | "traceparent") => string | null | undefined): string | null {
   const given = header("x-request-id")?.trim();
   if (given && INBOUND_ID.test(given)) return given;
-  const trace = TRACEPARENT.exec(header("traceparent")?.trim().toLowerCase() ?? "")?.[1];
+  // Most requests carry neither: no expression run on nothing.
+  const traceparent = header("traceparent");
+  if (traceparent == null) return null;
+  const trace = TRACEPARENT.exec(traceparent.trim().toLowerCase())?.[1];
   if (trace && !/^0+$/.test(trace)) return trace;
   return null;
 }

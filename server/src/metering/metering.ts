@@ -38,6 +38,7 @@ export interface Admission {
 
 export interface MeteredRequest {
   access: Access;
+  /** The anonymous caller's address, which its rate limit counts by (null for a key or a session). */
   ip: string | null;
   /** The route as usage reports it, e.g. "GET /v1/lookup". */
   endpoint: string;

@@ -242,7 +242,9 @@ describe("metering (the routes' side: what they report)", () => {
     await server.json("/v1/operators", { headers: session });
     expect(metering.settled.at(-1)).toMatchObject({ endpoint: "GET /v1/operators", status: 200, access: { kind: "session" } });
     expect(metering.admitted).toHaveLength(5);
-    expect(metering.admitted[0]).toMatchObject({ ip: "127.0.0.1" });
+    // The address is what an anonymous caller's rate limit counts by; a key or a session counts itself.
+    expect(metering.admitted[3]).toMatchObject({ access: { kind: "anonymous" }, ip: "127.0.0.1" });
+    expect(metering.admitted[0]).toMatchObject({ access: { kind: "apiKey" }, ip: null });
   });
 
   it("a refusal from the metering is a 429 with Retry-After and runs nothing", async () => {
