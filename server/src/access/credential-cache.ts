@@ -44,7 +44,7 @@ export const credentialHash = (secret: string) => hash("sha256", secret, "hex");
 
 /**
  * The last secret presented on each open connection, with its hash: a client sends the same API key
- * with every request of a keep-alive connection, and hashing it again was about 1.5 % of a small
+ * with every request of a keep-alive connection, and hashing it again was about 2 % of a small
  * lookup's instructions (docs/performance.md "Lookup, tenth pass"). The secret is held as long as the
  * connection that carries it (the entry goes with the socket), never for the cache's lifetime: the
  * credential cache stays keyed by the hash, and its checks (TTL, revocation, the bus) run on every
