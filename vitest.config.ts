@@ -22,8 +22,8 @@ const shared = { include, exclude: ["**/node_modules/**", "tests/bench/**", ...r
 /**
  * Test files run three at a time (IR21_TEST_WORKERS overrides): vitest's default on a 2-core machine is
  * one, yet the suite mostly waits (on its servers, databases, child processes and the browser), so
- * the SQLite suite took 1,520 s with one file at a time and 893 s with three, all passing (2026-11-29),
- * and CI stays within its 45 minutes. Each file starts its own servers, on free ports, with databases
+ * the SQLite suite took 1,520 s with one file at a time and 893 s with three, all passing (2026-11-29):
+ * what keeps CI within its 45 minutes. Each file starts its own servers, on free ports, with databases
  * of its own.
  */
 const workers = Number(process.env.IR21_TEST_WORKERS ?? 3);

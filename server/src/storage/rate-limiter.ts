@@ -110,9 +110,9 @@ export function rateLimitHeaders(policy: string, decision: RateDecision): Record
 /** RateLimit-Policy fields by policy, window and quota: a few plans' worth, each made once rather than per answer. */
 const policyFields = new Map<string, Map<number, Map<number, string>>>();
 /** The field made last: a server's requests ask for the same plan's again and again (three map reads saved per answer). */
-let last = { policy: "", limit: -1, windowSeconds: -1, field: "" };
+let lastPolicyField = { policy: "", limit: -1, windowSeconds: -1, field: "" };
 function policyField(policy: string, limit: number, windowSeconds: number): string {
-  if (limit === last.limit && windowSeconds === last.windowSeconds && policy === last.policy) return last.field;
+  if (limit === lastPolicyField.limit && windowSeconds === lastPolicyField.windowSeconds && policy === lastPolicyField.policy) return lastPolicyField.field;
   let byWindow = policyFields.get(policy);
   if (byWindow === undefined) policyFields.set(policy, (byWindow = new Map()));
   let byLimit = byWindow.get(windowSeconds);
@@ -123,6 +123,6 @@ function policyField(policy: string, limit: number, windowSeconds: number): stri
     if (byLimit.size >= 64) byLimit.clear();
     byLimit.set(limit, (field = `"${policy}";q=${limit};w=${windowSeconds}`));
   }
-  last = { policy, limit, windowSeconds, field };
+  lastPolicyField = { policy, limit, windowSeconds, field };
   return field;
 }
